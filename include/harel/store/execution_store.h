@@ -116,9 +116,9 @@ class ExecutionStore {
   virtual void append_trace(std::string_view execution_id, const TraceStep& entry) = 0;
 
   // The ring size: each traced write at index K also drops index K - trace_max.
-  // 0 keeps every step. Set it once at startup: lowering it later does not
-  // trim retroactively (older steps linger), and never deletes a step inside
-  // the new window.
+  // 0 keeps every step. Set it once at startup: after lowering it, steps
+  // older than the new window may linger (a backend may drop only one step per
+  // write, as DynamoDB does), but no step inside the window is ever deleted.
   std::int64_t trace_max() const noexcept { return trace_max_.load(std::memory_order_relaxed); }
   void set_trace_max(std::int64_t n);
 
