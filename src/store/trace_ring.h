@@ -13,11 +13,16 @@
 
 namespace harel::store {
 
-// The index for a new step: entry["index"] when the caller supplied an
-// integer one (append_trace), else `max_index` + 1 (-1 = no steps yet).
-inline std::int64_t next_trace_index(const TraceStep& entry, std::int64_t max_index) {
+// The index the caller chose for a step (append_trace's entry["index"]).
+inline std::optional<std::int64_t> supplied_trace_index(const TraceStep& entry) {
   if (const auto* idx = entry.if_contains("index"); idx && idx->is_int64()) return idx->get_int64();
-  return max_index + 1;
+  return std::nullopt;
+}
+
+// The index for a new step: the supplied one, else `max_index` + 1 (-1 = no
+// steps yet).
+inline std::int64_t next_trace_index(const TraceStep& entry, std::int64_t max_index) {
+  return supplied_trace_index(entry).value_or(max_index + 1);
 }
 
 // The index that falls out of the window when `index` is written, if any.

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 
@@ -23,6 +24,9 @@ struct StoreFactory {
   // store's checks; empty for a backend without a storage format to corrupt.
   std::function<void(ExecutionStore& store, const std::string& id, const std::string& raw)> corrupt;
 };
+
+// gtest prints parameters in test listings; a factory is known by its name.
+inline void PrintTo(const StoreFactory& factory, std::ostream* os) { *os << factory.name; }
 
 class StoreContract : public ::testing::TestWithParam<StoreFactory> {
  protected:

@@ -1,0 +1,47 @@
+// harelctl's commands, one function each; main.cpp wires them to the CLI.
+// Each returns the process exit code and raises harel::Error on failure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harelctl {
+
+struct Globals {
+  std::string store_url;
+  bool json = false;  // machine-readable output
+};
+
+struct ListOptions {
+  std::vector<std::string> statuses;  // any-of, case-insensitive
+  std::optional<std::string> definition_id;
+  bool roots_only = false;
+  std::int64_t limit = 50;
+  std::optional<std::string> cursor;
+  bool all = false;  // follow next_cursor to the end
+};
+
+struct CreateOptions {
+  std::string id;
+  std::string definition_id;
+  std::string context_json = "{}";
+  int priority = 0;
+};
+
+struct TimersOptions {
+  std::optional<double> due_at;  // default: now
+  bool all = false;              // every armed timer, due or not
+};
+
+int init(const Globals& g);
+int create(const Globals& g, const CreateOptions& o);
+int list(const Globals& g, const ListOptions& o);
+int show(const Globals& g, const std::string& id);
+int trace(const Globals& g, const std::string& id);
+int outbox(const Globals& g);
+int spawns(const Globals& g);
+int timers(const Globals& g, const TimersOptions& o);
+
+}  // namespace harelctl

@@ -1,0 +1,231 @@
+#include "dynamodb/sigv4.h"
+
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace harel::dynamodb::sigv4 {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void append_hex(std::string& out, const unsigned char* bytes, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 15];
+  }
+}
+
+SigningKey hmac(const unsigned char* key, std::size_t key_len, std::string_view data) {
+  SigningKey out;
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key, static_cast<int>(key_len), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
+       out.data(), &len);
+  return out;
+}
+
+bool unreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+         c == '.' || c == '~';
+}
+
+void append_uri_encoded(std::string& out, std::string_view s) {
+  for (unsigned char c : s) {
+    if (unreserved(c)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += "0123456789ABCDEF"[c >> 4];
+      out += "0123456789ABCDEF"[c & 15];
+    }
+  }
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Query components arrive as sent (possibly percent-encoded); decoding first
+// makes the canonical form independent of how the caller encoded them.
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// RFC 3986 dot-segment removal plus collapsing of empty segments, as AWS
+// normalizes paths for every service but S3.
+void append_canonical_path(std::string& out, std::string_view path) {
+  std::vector<std::string_view> segments;
+  std::size_t pos = 0;
+  while (pos <= path.size()) {
+    std::size_t end = path.find('/', pos);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view seg = path.substr(pos, end - pos);
+    if (seg == "..") {
+      if (!segments.empty()) segments.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      segments.push_back(seg);
+    }
+    pos = end + 1;
+  }
+  const bool trailing_slash =
+      !segments.empty() && (path.ends_with('/') || path.ends_with("/.") || path.ends_with("/.."));
+  out += '/';
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    if (i) out += '/';
+    append_uri_encoded(out, segments[i]);
+  }
+  if (trailing_slash) out += '/';
+}
+
+void append_canonical_query(std::string& out, std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> params;
+  std::size_t pos = 0;
+  while (pos < query.size()) {
+    std::size_t end = query.find('&', pos);
+    if (end == std::string_view::npos) end = query.size();
+    std::string_view part = query.substr(pos, end - pos);
+    if (!part.empty()) {
+      const std::size_t eq = part.find('=');
+      std::string key, value;
+      append_uri_encoded(key, percent_decoded(part.substr(0, eq)));
+      if (eq != std::string_view::npos) append_uri_encoded(value, percent_decoded(part.substr(eq + 1)));
+      params.emplace_back(std::move(key), std::move(value));
+    }
+    pos = end + 1;
+  }
+  std::sort(params.begin(), params.end());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (i) out += '&';
+    out += params[i].first;
+    out += '=';
+    out += params[i].second;
+  }
+}
+
+// Trims and collapses runs of spaces, as the canonical header form requires.
+void append_trimmed(std::string& out, std::string_view v) {
+  const auto space = [](char c) { return c == ' ' || c == '\t'; };
+  while (!v.empty() && space(v.front())) v.remove_prefix(1);
+  while (!v.empty() && space(v.back())) v.remove_suffix(1);
+  bool in_space = false;
+  for (char c : v) {
+    if (space(c)) {
+      in_space = true;
+      continue;
+    }
+    if (in_space) out += ' ';
+    in_space = false;
+    out += c;
+  }
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  std::string out;
+  out.reserve(2 * SHA256_DIGEST_LENGTH);
+  append_hex(out, digest, SHA256_DIGEST_LENGTH);
+  return out;
+}
+
+SigningKey derive_key(std::string_view secret_access_key, std::string_view date, std::string_view region,
+                      std::string_view service) {
+  std::string k = "AWS4";
+  k += secret_access_key;
+  SigningKey key = hmac(reinterpret_cast<const unsigned char*>(k.data()), k.size(), date);
+  OPENSSL_cleanse(k.data(), k.size());  // the secret should not linger in freed memory
+  key = hmac(key.data(), key.size(), region);
+  key = hmac(key.data(), key.size(), service);
+  return hmac(key.data(), key.size(), "aws4_request");
+}
+
+Signed sign(const Request& request, std::string_view access_key_id, const SigningKey& key,
+            std::string_view amz_date, std::string_view region, std::string_view service) {
+  // Lowercase names, stable-sorted so repeated headers keep their order.
+  struct Canonical {
+    std::string name;
+    std::string_view value;
+  };
+  std::vector<Canonical> headers;
+  headers.reserve(request.headers.size());
+  for (const Header& h : request.headers) {
+    std::string name(h.name);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    headers.push_back({std::move(name), h.value});
+  }
+  std::stable_sort(headers.begin(), headers.end(),
+                   [](const Canonical& a, const Canonical& b) { return a.name < b.name; });
+
+  std::string signed_headers;
+  Signed out;
+  std::string& creq = out.canonical_request;
+  creq.reserve(256);
+  creq += request.method;
+  creq += '\n';
+  append_canonical_path(creq, request.path);
+  creq += '\n';
+  append_canonical_query(creq, request.query);
+  creq += '\n';
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    if (i > 0 && headers[i].name == headers[i - 1].name) {
+      creq.back() = ',';  // a repeated header: join its values
+    } else {
+      creq += headers[i].name;
+      creq += ':';
+      if (!signed_headers.empty()) signed_headers += ';';
+      signed_headers += headers[i].name;
+    }
+    append_trimmed(creq, headers[i].value);
+    creq += '\n';
+  }
+  creq += '\n';
+  creq += signed_headers;
+  creq += '\n';
+  creq += request.payload_sha256_hex;
+
+  const std::string_view date = amz_date.substr(0, 8);
+  std::string scope;
+  scope.reserve(64);
+  scope.append(date).append("/").append(region).append("/").append(service).append("/aws4_request");
+
+  std::string& sts = out.string_to_sign;
+  sts.reserve(128);
+  sts.append("AWS4-HMAC-SHA256\n").append(amz_date).append("\n").append(scope).append("\n");
+  sts += sha256_hex(creq);
+
+  const SigningKey mac = hmac(key.data(), key.size(), sts);
+  out.signature.reserve(64);
+  append_hex(out.signature, mac.data(), mac.size());
+
+  out.authorization.reserve(200);
+  out.authorization.append("AWS4-HMAC-SHA256 Credential=")
+      .append(access_key_id)
+      .append("/")
+      .append(scope)
+      .append(", SignedHeaders=")
+      .append(signed_headers)
+      .append(", Signature=")
+      .append(out.signature);
+  return out;
+}
+
+}  // namespace harel::dynamodb::sigv4

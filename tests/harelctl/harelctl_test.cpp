@@ -1,0 +1,212 @@
+// harelctl as a user runs it: a separate process over a real SQLite file.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "harel/store/sqlite_store.h"
+
+namespace harel {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Ran {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class Harelctl : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("harelctl-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "h.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs harelctl with `args` (shell-quoted by the caller) against this test's file.
+  Ran run(const std::string& args) {
+    const fs::path err = dir_ / "stderr";
+    const std::string cmd =
+        std::string(HARELCTL_PATH) + " --store sqlite:" + db_ + " " + args + " 2>" + err.string();
+    Ran r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int raw = ::pclose(p);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream in(err);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+
+  // Fills the file with executions, outbox, spawns, timers and a trace.
+  void populate() {
+    SqliteStore store(db_);
+    for (int i = 0; i < 5; ++i) {
+      Execution e;
+      e.id = "ord-" + std::to_string(i);
+      e.definition_id = i < 3 ? "order" : "refund";
+      e.status = i % 2 ? Status::Done : Status::Running;
+      e.context = {{"n", i}};
+      if (i == 4) e.parent_id = "ord-0";
+      Effects fx;
+      if (i == 0) {
+        fx.emits.push_back({"ord-1", Event{"ev-1", "Paid", std::nullopt, std::nullopt, {{"amount", 12.5}}, {}}});
+        fx.emits.push_back({std::nullopt, Event{"ev-2", "Broadcast", std::nullopt, std::nullopt, {}, {}}});
+        fx.spawns.push_back({"ord-0.Fork.A.0", "Fork.A", {{"seed", 1}}});
+        fx.timers.push_back(TimerOp::schedule("Waiting", 1764669600.25));
+        fx.timers.push_back(TimerOp::schedule("Later", 4102444800.0));
+        fx.trace = TraceStep{{"event_kind", "Go"}, {"to_path", "S0"}};
+      }
+      store.commit(e, fx);
+    }
+  }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(Harelctl, InitCreatesTheFile) {
+  const Ran r = run("init");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("store ready"));
+  EXPECT_TRUE(fs::exists(db_));
+}
+
+TEST_F(Harelctl, CreateThenShow) {
+  Ran r = run("create ord-9 --definition order --context '{\"sku\":\"A-1\",\"qty\":2}' --priority 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run("--json show ord-9");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto v = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(v.at("version").as_int64(), 1);
+  EXPECT_EQ(v.at("priority").as_int64(), 3);
+  EXPECT_EQ(v.at("context").at("sku").as_string(), "A-1");
+  r = run("show ord-9");
+  EXPECT_THAT(r.out, HasSubstr("\"definition_id\": \"order\""));
+}
+
+TEST_F(Harelctl, ListFiltersAndPages) {
+  populate();
+  Ran r = run("list");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ID"));
+  for (int i = 0; i < 5; ++i) EXPECT_THAT(r.out, HasSubstr("ord-" + std::to_string(i)));
+
+  r = run("--json list --definition refund");
+  auto items = boost::json::parse(r.out).at("items").as_array();
+  EXPECT_EQ(items.size(), 2u);
+
+  r = run("--json list --status done,running --roots-only --all --limit 1");
+  items = boost::json::parse(r.out).at("items").as_array();
+  EXPECT_EQ(items.size(), 4u);  // ord-4 is a child
+  EXPECT_TRUE(boost::json::parse(r.out).at("next_cursor").is_null());
+
+  r = run("list --limit 2");
+  EXPECT_THAT(r.out, HasSubstr("more: --cursor "));
+  const std::string cursor = r.out.substr(r.out.find("--cursor ") + 9, r.out.find("  (or") - r.out.find("--cursor ") - 9);
+  r = run("--json list --limit 10 --cursor " + cursor);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(boost::json::parse(r.out).at("items").as_array().size(), 3u);
+}
+
+TEST_F(Harelctl, OutboxSpawnsTimersAndTrace) {
+  populate();
+  Ran r = run("outbox");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Paid"));
+  EXPECT_THAT(r.out, HasSubstr("(none)"));
+  r = run("--json outbox");
+  const auto outbox = boost::json::parse(r.out).as_array();
+  ASSERT_EQ(outbox.size(), 2u);
+  EXPECT_EQ(outbox[0].at("event").at("data").at("amount").as_double(), 12.5);
+  EXPECT_TRUE(outbox[1].at("target_id").is_null());
+
+  r = run("spawns");
+  EXPECT_THAT(r.out, HasSubstr("ord-0.Fork.A.0"));
+
+  r = run("timers --due-at 1800000000");
+  EXPECT_THAT(r.out, HasSubstr("Waiting"));
+  EXPECT_THAT(r.out, HasSubstr("2025-12-02T10:00:00.250Z"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Later")));
+  r = run("--json timers --all");
+  EXPECT_EQ(boost::json::parse(r.out).as_array().size(), 2u);
+
+  r = run("--json trace ord-0");
+  const auto trace = boost::json::parse(r.out).as_array();
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_EQ(trace[0].at("index").as_int64(), 0);
+  EXPECT_EQ(trace[0].at("to_path").as_string(), "S0");
+}
+
+TEST_F(Harelctl, StoreComesFromTheEnvironment) {
+  populate();
+  const std::string cmd = std::string("HAREL_STORE=sqlite:") + db_ + " " + HARELCTL_PATH + " --json list";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ASSERT_EQ(::pclose(p), 0);
+  EXPECT_EQ(boost::json::parse(out).at("items").as_array().size(), 5u);
+}
+
+// Bad input: one clear line on stderr, a non-zero exit, nothing written.
+TEST_F(Harelctl, BadInputGivesOneClearLine) {
+  populate();
+  const struct {
+    std::string args;
+    std::string says;
+  } cases[] = {
+      {"show nobody", "no execution 'nobody'"},
+      {"list --cursor garbage!!", "cursor"},
+      {"list --status sleeping", "unknown status 'SLEEPING'"},
+      {"create ord-0 --definition order", "version conflict"},
+      {"create x --definition order --context '[1]'", "--context"},
+      {"create x --definition order --context '{bad'", "--context"},
+      {"create '' --definition order", "execution id must not be empty"},
+  };
+  for (const auto& c : cases) {
+    const Ran r = run(c.args);
+    EXPECT_NE(r.status, 0) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.says)) << c.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << ": " << r.err;
+  }
+  EXPECT_EQ(boost::json::parse(run("--json list --all").out).at("items").as_array().size(), 5u);
+
+  const std::string bad_store = std::string(HARELCTL_PATH) + " --store nosuch:x list 2>&1";
+  FILE* p = ::popen(bad_store.c_str(), "r");
+  char buf[512] = {};
+  const std::size_t len = std::fread(buf, 1, sizeof buf - 1, p);
+  EXPECT_NE(::pclose(p), 0);
+  EXPECT_THAT(std::string(buf, len), HasSubstr("unknown scheme 'nosuch'"));
+}
+
+TEST_F(Harelctl, HelpAndUnknownCommands) {
+  Ran r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* cmd : {"init", "list", "show", "trace", "outbox", "spawns", "timers"}) EXPECT_THAT(r.out, HasSubstr(cmd));
+  r = run("list --help");
+  EXPECT_THAT(r.out, HasSubstr("--roots-only"));
+  r = run("frobnicate");
+  EXPECT_NE(r.status, 0);
+}
+
+}  // namespace
+}  // namespace harel
