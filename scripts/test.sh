@@ -10,10 +10,10 @@ cd "$root"
 bash scripts/install-deps.sh --test
 HAREL_WERROR=ON bash scripts/build.sh
 
-if [[ -x tests/support/start-servers.sh ]]; then
-  servers_env="$(tests/support/start-servers.sh start)"
-  eval "$servers_env"
-  trap 'tests/support/start-servers.sh stop' EXIT
-fi
+# One DynamoDB Local and one moto_server for the whole run (each test gets
+# its own table prefix); stopped on exit, whatever happens.
+state="$(mktemp -d)"
+trap 'tests/support/start-servers.sh stop "$state"; rm -rf "$state"' EXIT
+eval "$(tests/support/start-servers.sh start "$state")"
 
 ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@"
