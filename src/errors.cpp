@@ -10,10 +10,16 @@ std::string conflict_message(const std::string& id, std::int64_t expected,
 }  // namespace
 
 StoreConflict::StoreConflict(std::string execution_id, std::int64_t expected, std::optional<std::int64_t> found)
-    : Error(conflict_message(execution_id, expected, found)),
-      execution_id_(std::move(execution_id)),
-      expected_(expected),
-      found_(found) {}
+    : StoreConflict(conflict_message(execution_id, expected, found), std::move(execution_id), expected, found) {}
+
+StoreConflict::StoreConflict(std::string message, std::string execution_id, std::int64_t expected,
+                             std::optional<std::int64_t> found)
+    : Error(message), execution_id_(std::move(execution_id)), expected_(expected), found_(found) {}
+
+AlreadyProcessed::AlreadyProcessed(std::string execution_id, std::string event_id, std::int64_t version)
+    : StoreConflict("execution '" + execution_id + "' has already processed event '" + event_id + "'", execution_id,
+                    version, version),
+      event_id_(std::move(event_id)) {}
 
 DecodeError::DecodeError(std::string field, const std::string& what)
     : Error(field.empty() ? what : "field '" + field + "': " + what), field_(std::move(field)) {}

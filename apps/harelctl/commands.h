@@ -11,7 +11,8 @@ namespace harelctl {
 
 struct Globals {
   std::string store_url;
-  bool json = false;  // machine-readable output
+  bool json = false;             // machine-readable output
+  std::string definitions_dir;   // extra definitions (*.json) besides the shipped examples
 };
 
 struct ListOptions {
@@ -43,5 +44,25 @@ int trace(const Globals& g, const std::string& id);
 int outbox(const Globals& g);
 int spawns(const Globals& g);
 int timers(const Globals& g, const TimersOptions& o);
+
+struct SendOptions {
+  std::string id;
+  std::string kind;
+  std::string data_json = "{}";
+  std::optional<std::string> event_id;  // default: a fresh unique id
+};
+
+// Delivers one event to an execution through the durable runner.
+int send(const Globals& g, const SendOptions& o);
+
+struct LoopOptions {
+  bool follow = false;  // keep going until interrupted
+  bool trace = false;   // opt-in trace for the commits it makes
+};
+
+// One relay pass (outbox deliveries and spawns), or --follow.
+int relay(const Globals& g, const LoopOptions& o);
+// One timer sweep, or --follow.
+int sweep(const Globals& g, const LoopOptions& o);
 
 }  // namespace harelctl

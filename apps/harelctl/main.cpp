@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "demo.h"
 #include "harel/errors.h"
 #include "harel/store/open.h"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
                  "(default $HAREL_STORE, else sqlite:harel.db)")
       ->capture_default_str();
   app.add_flag("--json", g.json, "Machine-readable JSON output");
+  app.add_option("--definitions", g.definitions_dir, "Directory of extra statechart definitions (*.json)");
 
   int rc = 0;
   auto* init_cmd = app.add_subcommand("init", "Create the store's file or tables");
@@ -63,6 +65,32 @@ int main(int argc, char** argv) {
   timers_cmd->add_option("--due-at", to.due_at, "Seconds since the epoch (default: now)");
   timers_cmd->add_flag("--all", to.all, "Every armed timer, due or not");
   timers_cmd->callback([&] { rc = timers(g, to); });
+
+  DemoOptions demo_options;
+  auto* demo_cmd = app.add_subcommand("demo", "Run N order workflows end to end and check every outcome");
+  demo_cmd->add_option("--orders,-n", demo_options.orders, "How many orders")->capture_default_str();
+  demo_cmd->add_option("--workers,-w", demo_options.workers, "Worker threads")->capture_default_str();
+  demo_cmd->add_flag("--trace", demo_options.trace, "Record each execution's trace (see `harelctl trace ID`)");
+  demo_cmd->add_option("--run-id", demo_options.run_id, "Order ids are order-<run-id>-<n> (default: random)");
+  demo_cmd->callback([&] { rc = demo(g, demo_options); });
+
+  SendOptions so;
+  auto* send_cmd = app.add_subcommand("send", "Deliver an event to an execution (exactly once per event id)");
+  send_cmd->add_option("id", so.id, "Execution id")->required();
+  send_cmd->add_option("kind", so.kind, "Event kind")->required();
+  send_cmd->add_option("--data", so.data_json, "Event data as a JSON object")->capture_default_str();
+  send_cmd->add_option("--event-id", so.event_id, "Event id (default: fresh); resending one is a no-op");
+  send_cmd->callback([&] { rc = send(g, so); });
+
+  LoopOptions lo_relay, lo_sweep;
+  auto* relay_cmd = app.add_subcommand("relay", "Deliver pending outbox events and create pending children");
+  relay_cmd->add_flag("--follow,-f", lo_relay.follow, "Keep relaying until interrupted");
+  relay_cmd->add_flag("--trace", lo_relay.trace, "Record trace steps for the commits it makes");
+  relay_cmd->callback([&] { rc = relay(g, lo_relay); });
+  auto* sweep_cmd = app.add_subcommand("sweep", "Fire due timers");
+  sweep_cmd->add_flag("--follow,-f", lo_sweep.follow, "Keep sweeping until interrupted");
+  sweep_cmd->add_flag("--trace", lo_sweep.trace, "Record trace steps for the commits it makes");
+  sweep_cmd->callback([&] { rc = sweep(g, lo_sweep); });
 
   try {
     app.parse(argc, argv);

@@ -34,10 +34,26 @@ class StoreConflict : public Error {
   std::int64_t expected() const noexcept { return expected_; }
   const std::optional<std::int64_t>& found() const noexcept { return found_; }
 
+ protected:
+  StoreConflict(std::string message, std::string execution_id, std::int64_t expected,
+                std::optional<std::int64_t> found);
+
  private:
   std::string execution_id_;
   std::int64_t expected_;
   std::optional<std::int64_t> found_;
+};
+
+// A commit carried the dedupe mark of an event the execution had already
+// processed: another worker applied that event first (its load raced this
+// one's). Nothing was written; reloading shows the event as processed.
+class AlreadyProcessed : public StoreConflict {
+ public:
+  AlreadyProcessed(std::string execution_id, std::string event_id, std::int64_t version);
+  const std::string& event_id() const noexcept { return event_id_; }
+
+ private:
+  std::string event_id_;
 };
 
 // A listing cursor that this store did not produce (garbage or tampered).

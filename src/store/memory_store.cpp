@@ -94,6 +94,8 @@ void MemoryStore::commit(Execution& exe, const Effects& effects) {
       row == s.executions.end() ? std::nullopt : std::optional(row->second.summary.version);
   const bool cas_holds = exe.version == 0 ? !stored : stored == exe.version;
   if (!cas_holds) throw StoreConflict(exe.id, exe.version, stored);
+  if (effects.processed_event_id && s.processed.count({exe.id, *effects.processed_event_id}))
+    throw AlreadyProcessed(exe.id, *effects.processed_event_id, exe.version);
 
   // Build everything that can fail before the first mutation.
   Execution committed = exe;

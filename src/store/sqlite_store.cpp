@@ -145,7 +145,11 @@ struct Db {
       const SpawnRequest& spawn = effects.spawns[i];
       Query(insert_spawn).bind(1, exe.id).bind(2, spawn.child_id).bind(3, spawn.root_path).bind(4, texts.contexts[i]).run();
     }
-    if (effects.processed_event_id) Query(mark_processed).bind(1, exe.id).bind(2, *effects.processed_event_id).run();
+    if (effects.processed_event_id) {
+      Query(mark_processed).bind(1, exe.id).bind(2, *effects.processed_event_id).run();
+      // The mark is the dedupe: finding it already there cancels the commit.
+      if (conn.changes() == 0) throw AlreadyProcessed(exe.id, *effects.processed_event_id, expected);
+    }
     for (const TimerOp& op : effects.timers) {
       if (op.action == TimerOp::Action::Schedule)
         Query(schedule_timer).bind(1, exe.id).bind(2, op.path).bind(3, op.fire_at).run();

@@ -305,6 +305,32 @@ TEST_P(StoreContract, DedupeMarksAreWrittenWithTheCommit) {
   EXPECT_FALSE(store().is_processed("x2", "evA"));
 }
 
+// Two workers may both load an event as new; the dedupe mark in the commit
+// makes the second one fail instead of applying the event twice.
+TEST_P(StoreContract, CommitOfAnAlreadyProcessedEventWritesNothing) {
+  Execution e = make_execution("x1");
+  Effects first = one_emit("t", "out-1");
+  first.processed_event_id = "evA";
+  store().commit(e, first);
+
+  Execution current = *store().load("x1");
+  Effects again = one_emit("t", "out-2");
+  again.processed_event_id = "evA";
+  again.timers.push_back(TimerOp::schedule("W", 10));
+  try {
+    store().commit(current, again);
+    FAIL() << "expected AlreadyProcessed";
+  } catch (const AlreadyProcessed& p) {
+    EXPECT_EQ(p.execution_id(), "x1");
+    EXPECT_EQ(p.event_id(), "evA");
+  }
+  EXPECT_EQ(current.version, 1);
+  EXPECT_EQ(store().load("x1")->version, 1);
+  ASSERT_EQ(store().pending_outbox().size(), 1u);
+  EXPECT_EQ(store().pending_outbox()[0].event.id, "out-1");
+  EXPECT_TRUE(store().due_timers(100).empty());
+}
+
 TEST_P(StoreContract, LoadForEventAnswersBothQuestions) {
   auto none = store().load_for_event("x1", "evA");
   EXPECT_FALSE(none.execution);

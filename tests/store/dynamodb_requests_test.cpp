@@ -121,7 +121,9 @@ TEST_F(DynamoRequests, CommitReservesSeqsThenWritesEverythingInOneTransaction) {
   EXPECT_EQ(items[2].at("Put").at("Item").at("target_id"), J(R"({"NULL":true})"));
   EXPECT_EQ(items[3], J(R"({"Put":{"TableName":"p_spawns","Item":{"seq":{"N":"7"},"parent_id":{"S":"x1"},
       "child_id":{"S":"x1.Fork.A.0"},"root_path":{"S":"Fork.A"},"context":{"S":"{\"seed\": 1}"}}}})"));
-  EXPECT_EQ(items[4], J(R"({"Put":{"TableName":"p_processed","Item":{"execution_id":{"S":"x1"},"event_id":{"S":"evA"}}}})"));
+  // The dedupe mark is conditional, so an event can never be applied twice.
+  EXPECT_EQ(items[4], J(R"x({"Put":{"TableName":"p_processed","Item":{"execution_id":{"S":"x1"},"event_id":{"S":"evA"}},
+      "ConditionExpression":"attribute_not_exists(event_id)"}})x"));
   EXPECT_EQ(items[5], J(R"({"Put":{"TableName":"p_timers","Item":{"execution_id":{"S":"x1"},"path":{"S":"Waiting"},
       "fire_at":{"N":"1764669600.25"}}}})"));
   EXPECT_EQ(items[6], J(R"({"Delete":{"TableName":"p_timers","Key":{"execution_id":{"S":"x1"},"path":{"S":"Old"}}}})"));
@@ -184,6 +186,28 @@ TEST_F(DynamoRequests, CancelledTransactionBecomesStoreConflictWithTheStoredVers
   ASSERT_THAT(client_->operations(), ElementsAre("TransactWriteItems", "GetItem"));
   EXPECT_EQ(bj::value(client_->calls()[1].request),
             J(R"({"TableName":"p_executions","Key":{"id":{"S":"x1"}},"ConsistentRead":true,"ProjectionExpression":"version"})"));
+}
+
+TEST_F(DynamoRequests, AFailedDedupeConditionIsAlreadyProcessed) {
+  use([](const std::string& op, const bj::object&) -> bj::value {
+    if (op == "TransactWriteItems")
+      throw dynamodb::DynamoError("TransactionCanceledException", "cancelled", 400, false, "r",
+                                  J(R"({"CancellationReasons":[{"Code":"None"},{"Code":"ConditionalCheckFailed"}]})")
+                                      .as_object());
+    return bj::object();
+  });
+  Execution e = make_execution("x1", 4);
+  Effects fx;
+  fx.processed_event_id = "evA";
+  try {
+    store_->commit(e, fx);
+    FAIL() << "expected AlreadyProcessed";
+  } catch (const AlreadyProcessed& p) {
+    EXPECT_EQ(p.event_id(), "evA");
+    EXPECT_EQ(p.execution_id(), "x1");
+  }
+  EXPECT_EQ(e.version, 4);
+  EXPECT_THAT(client_->operations(), ElementsAre("TransactWriteItems"));  // no read-back needed
 }
 
 TEST_F(DynamoRequests, OlderMotosConditionalCheckFailedIsAConflictToo) {

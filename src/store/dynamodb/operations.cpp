@@ -200,6 +200,26 @@ std::string_view service_error_code(const std::exception_ptr& error) {
   }
 }
 
+// Whether a cancelled transaction's CancellationReasons (when the server
+// sends them) name a failed condition at item `slot` and nowhere else.
+bool only_condition_failed_at(const std::exception_ptr& error, std::size_t slot) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const DynamoError& e) {
+    const bj::value* reasons = e.body().if_contains("CancellationReasons");
+    if (!reasons || !reasons->is_array() || reasons->as_array().size() <= slot) return false;
+    const bj::array& list = reasons->as_array();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const bj::value* code = list[i].is_object() ? list[i].as_object().if_contains("Code") : nullptr;
+      const bool failed = code && code->is_string() && code->as_string() == "ConditionalCheckFailed";
+      if (failed != (i == slot)) return false;
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 // An Attempt's failure whose code is not one of `expected` is re-raised.
 void rethrow_unless(const Outcome& outcome, std::initializer_list<std::string_view> expected) {
   if (!outcome.error) return;
@@ -435,8 +455,15 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
                                        {"child_id", av::S(spawn.child_id)},
                                        {"root_path", av::S(spawn.root_path)},
                                        {"context", av::S(python_json(spawn.context))}}));
-  if (effects.processed_event_id)
-    txn.push_back(put(tables_.processed, processed_key(exe.id, *effects.processed_event_id)));
+  // The dedupe mark is conditional: a BatchGetItem (load_for_event) is not
+  // isolated from transactions, so two workers can both see an event as new;
+  // the condition makes the second commit fail instead of applying it twice.
+  const std::size_t processed_slot = txn.size();
+  if (effects.processed_event_id) {
+    bj::object mark = put(tables_.processed, processed_key(exe.id, *effects.processed_event_id));
+    mark["Put"].as_object()["ConditionExpression"] = "attribute_not_exists(event_id)";
+    txn.push_back(std::move(mark));
+  }
   for (const TimerOp* op : last_op_per_path(effects.timers)) {
     if (op->action == TimerOp::Action::Schedule) {
       bj::object item = timer_key(exe.id, op->path);
@@ -497,6 +524,8 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
   // Anything else is a real error, not a CAS miss.
   rethrow_unless(written, {"TransactionCanceledException", "ConditionalCheckFailedException"});
   if (written.error) {
+    if (effects.processed_event_id && only_condition_failed_at(written.error, processed_slot))
+      throw AlreadyProcessed(exe.id, *effects.processed_event_id, old_version);
     // The whole transaction was cancelled: nothing of it was written.
     bj::object request = get_item(tables_.executions, execution_key(exe.id), consistent_);
     request["ProjectionExpression"] = "version";

@@ -1,0 +1,22 @@
+// `harelctl demo`: the main job — runs N order workflows end to end on a store
+// and proves they all reached the right final state exactly once.
+#pragma once
+
+#include <string>
+
+#include "commands.h"
+
+namespace harelctl {
+
+struct DemoOptions {
+  int orders = 200;
+  int workers = 4;      // threads, each running its share of orders plus relay and sweep passes
+  bool trace = false;   // opt-in execution trace
+  std::string run_id;   // order ids are "order-<run>-<n>"; default: random
+};
+
+// Returns 0 when every order reached its expected outcome and the outbox,
+// spawns and timers of the run drained; 1 otherwise (with the reason).
+int demo(const Globals& g, const DemoOptions& o);
+
+}  // namespace harelctl
