@@ -103,9 +103,9 @@ class DurableRunner {
   EpochSeconds now() const;
 
  private:
-  // Commits `step` (the engine's answer for `base`): true on success, false
-  // on StoreConflict.
-  bool try_commit(const Execution& base, Step step, std::optional<std::string> processed_event_id);
+  // Commits a prepared step: true on success (its version bumped), false on
+  // StoreConflict.
+  bool try_commit(Step& step);
   // Creates a child from a spawn intent unless it already exists.
   void create_child(const SpawnEntry& spawn);
 

@@ -1,0 +1,106 @@
+// AsyncRunner: many order workflows advanced concurrently by one thread on
+// AsyncDynamoDBStore (DynamoDB Local), relayed and swept asynchronously.
+#include "harel/runtime/async_runner.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+
+#include "support/servers.h"
+
+namespace harel::runtime {
+namespace {
+
+namespace asio = boost::asio;
+
+std::string read_example(const std::string& name) {
+  std::ifstream in(std::string(HAREL_EXAMPLES_DIR) + "/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(AsyncRunner, ManyExecutionsConcurrentlyOnOneThread) {
+  constexpr int kOrders = 40;
+  asio::io_context io;
+  DynamoDBConnect connect;
+  connect.endpoint_url = harel::testing::dynamodb_local_endpoint();
+  connect.store.prefix = harel::testing::unique_prefix("arun");
+  std::unique_ptr<AsyncDynamoDBStore> store;
+  AsyncDynamoDBStore::async_create(io.get_executor(), connect,
+                                   [&](std::exception_ptr e, std::unique_ptr<AsyncDynamoDBStore> s) {
+                                     if (e) std::rethrow_exception(e);
+                                     store = std::move(s);
+                                   });
+  io.run();
+  io.restart();
+  ASSERT_TRUE(store);
+
+  auto defs = std::make_shared<Definitions>(std::make_shared<const ActionRegistry>(builtin_actions()));
+  defs->add_json(read_example("order.json"));
+  defs->add_json(read_example("ledger.json"));
+  AsyncRunner runner(*store, defs);
+
+  int finished = 0;
+  std::exception_ptr failure;
+  auto order = [&](int n) -> asio::awaitable<void> {
+    const std::string id = "order-" + std::to_string(n);
+    auto create = runner.async_create("order", {}, id, asio::use_awaitable);
+    co_await std::move(create);
+    auto pay = runner.async_process(id, make_event("Pay", {{"method", n % 4 == 3 ? "voucher" : "card"}}),
+                                    asio::use_awaitable);
+    co_await std::move(pay);
+  };
+  auto body = [&]() -> asio::awaitable<void> {
+    auto create_ledger = runner.async_create("ledger", {}, std::string("ledger"), asio::use_awaitable);
+    co_await std::move(create_ledger);
+    for (int n = 0; n < kOrders; ++n)  // all in flight at once on this thread
+      asio::co_spawn(io, order(n), [&](std::exception_ptr e) {
+        if (e) failure = e;
+        ++finished;
+      });
+    asio::steady_timer idle(io);
+    for (int round = 0; round < 400; ++round) {
+      auto relay = runner.async_relay_once(asio::use_awaitable);
+      const std::int64_t relayed = co_await std::move(relay);
+      auto sweep = runner.async_sweep_once(asio::use_awaitable);
+      const std::int64_t swept = co_await std::move(sweep);
+      if (finished == kOrders && relayed + swept == 0 && runner.stats().timers_fired == kOrders) co_return;
+      idle.expires_after(std::chrono::milliseconds(20));
+      auto wait = idle.async_wait(asio::use_awaitable);
+      co_await std::move(wait);
+    }
+  };
+  asio::co_spawn(io, body(), [&](std::exception_ptr e) {
+    if (e) failure = e;
+  });
+  io.run();
+  if (failure) std::rethrow_exception(failure);
+
+  int success = 0;
+  for (int n = 0; n < kOrders; ++n) {
+    auto f = store->async_load("order-" + std::to_string(n), asio::use_future);
+    io.restart();
+    io.run();
+    const auto exe = f.get();
+    ASSERT_TRUE(exe);
+    EXPECT_EQ(exe->outcome, n % 4 == 3 ? "failed" : "success") << exe->id;
+    success += exe->outcome == "success";
+  }
+  auto ledger = store->async_load("ledger", asio::use_future);
+  io.restart();
+  io.run();
+  EXPECT_EQ(ledger.get()->context.at("orders").as_int64(), success);
+  EXPECT_EQ(runner.stats().timers_fired.load(), kOrders);
+  EXPECT_EQ(runner.stats().spawns_created.load(), 2 * kOrders);
+}
+
+}  // namespace
+}  // namespace harel::runtime
