@@ -12,7 +12,7 @@ struct DemoOptions {
   int orders = 200;
   int workers = 4;      // threads, each running its share of orders plus relay and sweep passes
   bool trace = false;   // opt-in execution trace
-  std::string run_id;   // order ids are "order-<run>-<n>"; default: random
+  std::string run_id;   // order ids are "order-<run>-<n>"; default: random. Reusing one resumes that run.
 };
 
 // Returns 0 when every order reached its expected outcome and the outbox,

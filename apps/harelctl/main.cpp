@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--orders,-n", demo_options.orders, "How many orders")->capture_default_str();
   demo_cmd->add_option("--workers,-w", demo_options.workers, "Worker threads")->capture_default_str();
   demo_cmd->add_flag("--trace", demo_options.trace, "Record each execution's trace (see `harelctl trace ID`)");
-  demo_cmd->add_option("--run-id", demo_options.run_id, "Order ids are order-<run-id>-<n> (default: random)");
+  demo_cmd->add_option("--run-id", demo_options.run_id, "Order ids are order-<run-id>-<n> (default: random); an existing run id resumes that run");
   demo_cmd->callback([&] { rc = demo(g, demo_options); });
 
   SendOptions so;
