@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "harel/store/sqlite_store.h"
+#include "support/servers.h"
 
 namespace harel {
 namespace {
@@ -196,6 +197,40 @@ TEST_F(Harelctl, BadInputGivesOneClearLine) {
   const std::size_t len = std::fread(buf, 1, sizeof buf - 1, p);
   EXPECT_NE(::pclose(p), 0);
   EXPECT_THAT(std::string(buf, len), HasSubstr("unknown scheme 'nosuch'"));
+}
+
+TEST_F(Harelctl, WorksOnDynamoDBUrls) {
+  const std::string endpoint = testing::dynamodb_local_endpoint();
+  const std::string url =
+      "'dynamodb://" + endpoint.substr(endpoint.find("//") + 2) + "?prefix=" + testing::unique_prefix("cli") + "'";
+  auto on_dynamo = [&](const std::string& args) {
+    const std::string cmd = std::string(HARELCTL_PATH) + " --store " + url + " " + args + " 2>&1";
+    Ran r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int raw = ::pclose(p);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return r;
+  };
+  EXPECT_EQ(on_dynamo("init").status, 0);
+  EXPECT_EQ(on_dynamo("create d-1 --definition order").status, 0);
+  Ran r = on_dynamo("--json list");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(boost::json::parse(r.out).at("items").as_array().size(), 1u);
+  r = on_dynamo("--json demo --orders 10 --workers 2");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("\"ok\":true"), std::string::npos) << r.out;
+  r = on_dynamo("show nobody");
+  EXPECT_NE(r.status, 0);
+
+  const std::string bad = std::string(HARELCTL_PATH) + " --store 'dynamodb://127.0.0.1:1?prefix=bad prefix' list 2>&1";
+  FILE* p = ::popen(bad.c_str(), "r");
+  char buf[512] = {};
+  const std::size_t len = std::fread(buf, 1, sizeof buf - 1, p);
+  EXPECT_NE(::pclose(p), 0);
+  EXPECT_THAT(std::string(buf, len), HasSubstr("prefix"));
 }
 
 TEST_F(Harelctl, HelpAndUnknownCommands) {
