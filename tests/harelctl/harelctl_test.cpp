@@ -26,6 +26,25 @@ struct Ran {
   std::string err;
 };
 
+// Runs a shell command line; its stdout, exit status, and (when redirected
+// to `err_file`) its stderr.
+Ran shell(const std::string& command, const fs::path& err_file = {}) {
+  Ran r;
+  FILE* p = ::popen(command.c_str(), "r");
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int raw = ::pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  if (!err_file.empty()) {
+    std::ifstream in(err_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+  }
+  return r;
+}
+
 class Harelctl : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -40,20 +59,7 @@ class Harelctl : public ::testing::Test {
   // Runs harelctl with `args` (shell-quoted by the caller) against this test's file.
   Ran run(const std::string& args) {
     const fs::path err = dir_ / "stderr";
-    const std::string cmd =
-        std::string(HARELCTL_PATH) + " --store sqlite:" + db_ + " " + args + " 2>" + err.string();
-    Ran r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int raw = ::pclose(p);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream in(err);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    r.err = ss.str();
-    return r;
+    return shell(std::string(HARELCTL_PATH) + " --store sqlite:" + db_ + " " + args + " 2>" + err.string(), err);
   }
 
   // Fills the file with executions, outbox, spawns, timers and a trace.
@@ -158,14 +164,9 @@ TEST_F(Harelctl, OutboxSpawnsTimersAndTrace) {
 
 TEST_F(Harelctl, StoreComesFromTheEnvironment) {
   populate();
-  const std::string cmd = std::string("HAREL_STORE=sqlite:") + db_ + " " + HARELCTL_PATH + " --json list";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ASSERT_EQ(::pclose(p), 0);
-  EXPECT_EQ(boost::json::parse(out).at("items").as_array().size(), 5u);
+  const Ran r = shell(std::string("HAREL_STORE=sqlite:") + db_ + " " + HARELCTL_PATH + " --json list");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(boost::json::parse(r.out).at("items").as_array().size(), 5u);
 }
 
 // Bad input: one clear line on stderr, a non-zero exit, nothing written.
@@ -191,12 +192,9 @@ TEST_F(Harelctl, BadInputGivesOneClearLine) {
   }
   EXPECT_EQ(boost::json::parse(run("--json list --all").out).at("items").as_array().size(), 5u);
 
-  const std::string bad_store = std::string(HARELCTL_PATH) + " --store nosuch:x list 2>&1";
-  FILE* p = ::popen(bad_store.c_str(), "r");
-  char buf[512] = {};
-  const std::size_t len = std::fread(buf, 1, sizeof buf - 1, p);
-  EXPECT_NE(::pclose(p), 0);
-  EXPECT_THAT(std::string(buf, len), HasSubstr("unknown scheme 'nosuch'"));
+  const Ran bad_store = shell(std::string(HARELCTL_PATH) + " --store nosuch:x list 2>&1");
+  EXPECT_NE(bad_store.status, 0);
+  EXPECT_THAT(bad_store.out, HasSubstr("unknown scheme 'nosuch'"));
 }
 
 TEST_F(Harelctl, WorksOnDynamoDBUrls) {
@@ -204,15 +202,7 @@ TEST_F(Harelctl, WorksOnDynamoDBUrls) {
   const std::string url =
       "'dynamodb://" + endpoint.substr(endpoint.find("//") + 2) + "?prefix=" + testing::unique_prefix("cli") + "'";
   auto on_dynamo = [&](const std::string& args) {
-    const std::string cmd = std::string(HARELCTL_PATH) + " --store " + url + " " + args + " 2>&1";
-    Ran r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int raw = ::pclose(p);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return r;
+    return shell(std::string(HARELCTL_PATH) + " --store " + url + " " + args + " 2>&1");
   };
   EXPECT_EQ(on_dynamo("init").status, 0);
   EXPECT_EQ(on_dynamo("create d-1 --definition order").status, 0);
@@ -225,12 +215,9 @@ TEST_F(Harelctl, WorksOnDynamoDBUrls) {
   r = on_dynamo("show nobody");
   EXPECT_NE(r.status, 0);
 
-  const std::string bad = std::string(HARELCTL_PATH) + " --store 'dynamodb://127.0.0.1:1?prefix=bad prefix' list 2>&1";
-  FILE* p = ::popen(bad.c_str(), "r");
-  char buf[512] = {};
-  const std::size_t len = std::fread(buf, 1, sizeof buf - 1, p);
-  EXPECT_NE(::pclose(p), 0);
-  EXPECT_THAT(std::string(buf, len), HasSubstr("prefix"));
+  const Ran bad = shell(std::string(HARELCTL_PATH) + " --store 'dynamodb://127.0.0.1:1?prefix=bad prefix' list 2>&1");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_THAT(bad.out, HasSubstr("prefix"));
 }
 
 TEST_F(Harelctl, HelpAndUnknownCommands) {
