@@ -1,10 +1,12 @@
 #include "dynamodb/sigv4.h"
 
-#include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <vector>
 
 namespace harel::dynamodb::sigv4 {
@@ -19,11 +21,48 @@ void append_hex(std::string& out, const unsigned char* bytes, std::size_t n) {
   }
 }
 
+// OpenSSL 3's one-shot SHA256() and HMAC() fetch the algorithm and build a
+// context on every call, which costs more than hashing a request. The
+// algorithms are fetched once; each thread keeps and reuses its contexts.
+[[noreturn]] void openssl_failed(const char* what) { throw std::runtime_error(std::string("OpenSSL ") + what + " failed"); }
+
+struct Sha256Context {
+  EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  ~Sha256Context() {
+    EVP_MD_CTX_free(ctx);
+    EVP_MD_free(md);
+  }
+};
+
+void sha256(std::string_view data, unsigned char (&digest)[SHA256_DIGEST_LENGTH]) {
+  thread_local Sha256Context c;
+  if (!c.md || !c.ctx || !EVP_DigestInit_ex2(c.ctx, c.md, nullptr) || !EVP_DigestUpdate(c.ctx, data.data(), data.size()) ||
+      !EVP_DigestFinal_ex(c.ctx, digest, nullptr))
+    openssl_failed("SHA-256");
+}
+
+struct HmacContext {
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
+  bool digest_set = false;  // the digest parameter sticks to the context
+  ~HmacContext() {
+    EVP_MAC_CTX_free(ctx);
+    EVP_MAC_free(mac);
+  }
+};
+
 SigningKey hmac(const unsigned char* key, std::size_t key_len, std::string_view data) {
+  thread_local HmacContext c;
+  char digest_name[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_construct_end()};
   SigningKey out;
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key, static_cast<int>(key_len), reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-       out.data(), &len);
+  std::size_t len = 0;
+  if (!c.ctx || !EVP_MAC_init(c.ctx, key, key_len, c.digest_set ? nullptr : params)) openssl_failed("HMAC");
+  c.digest_set = true;
+  if (!EVP_MAC_update(c.ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()) ||
+      !EVP_MAC_final(c.ctx, out.data(), &len, out.size()))
+    openssl_failed("HMAC");
   return out;
 }
 
@@ -139,7 +178,7 @@ void append_trimmed(std::string& out, std::string_view v) {
 
 std::string sha256_hex(std::string_view data) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  sha256(data, digest);
   std::string out;
   out.reserve(2 * SHA256_DIGEST_LENGTH);
   append_hex(out, digest, SHA256_DIGEST_LENGTH);

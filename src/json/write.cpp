@@ -150,8 +150,19 @@ void write_value(std::string& out, const boost::json::value& v, Style style) {
 }  // namespace
 
 void write_string(std::string& out, std::string_view s, Style style) {
+  // Characters written as they are: everything but quotes, backslashes and
+  // controls — and, for Python, DEL and non-ASCII. Runs of them are appended
+  // at once (strings are mostly such runs); the rest one by one below.
+  const auto plain = [style](unsigned char c) {
+    return c >= 0x20 && c != '"' && c != '\\' && (style == Style::Compact || c < 0x7F);
+  };
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
+    std::size_t run = i;
+    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"': out += "\\\""; ++i; continue;
@@ -163,11 +174,8 @@ void write_string(std::string& out, std::string_view s, Style style) {
       case '\t': out += "\\t"; ++i; continue;
       default: break;
     }
-    if (c < 0x20 || (style == Style::Python && c == 0x7F)) {
+    if (c < 0x80) {  // a control character (or, for Python, DEL)
       append_u4(out, c);
-      ++i;
-    } else if (c < 0x80 || style == Style::Compact) {
-      out += static_cast<char>(c);
       ++i;
     } else {  // Python's ensure_ascii: escape every non-ASCII code point
       const std::uint32_t cp = next_code_point(s, i);

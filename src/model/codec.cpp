@@ -77,18 +77,19 @@ std::string join(std::string_view where, std::string_view field) {
   throw DecodeError(join(where, field), what);
 }
 
-const bj::object& as_object(const bj::value& v, std::string_view where) {
+bj::object& as_object(bj::value& v, std::string_view where) {
   if (!v.is_object()) throw DecodeError(std::string(where), "expected a JSON object");
   return v.get_object();
 }
 
 // Reads the fields of one JSON object, remembering which it consumed so the
-// rest can be kept as `extra`.
+// rest can be kept as `extra`. Objects and values are moved out of the
+// document, not copied: it was parsed for this decoding only.
 class Fields {
  public:
-  Fields(const bj::object& obj, std::string_view where) : obj_(obj), where_(where) {}
+  Fields(bj::object& obj, std::string_view where) : obj_(obj), where_(where) {}
 
-  const bj::value* find(std::string_view name) {
+  bj::value* find(std::string_view name) {
     seen_.push_back(name);
     auto it = obj_.find(name);
     return it == obj_.end() ? nullptr : &it->value();
@@ -128,14 +129,14 @@ class Fields {
   }
 
   bj::object object(std::string_view name) {
-    const bj::value* v = find(name);
+    bj::value* v = find(name);
     if (!v) return {};
     if (!v->is_object()) fail(where_, name, "expected an object");
-    return v->get_object();
+    return std::move(v->get_object());
   }
 
-  const bj::array* array(std::string_view name) {
-    const bj::value* v = find(name);
+  bj::array* array(std::string_view name) {
+    bj::value* v = find(name);
     if (!v) return nullptr;
     if (!v->is_array()) fail(where_, name, "expected an array");
     return &v->get_array();
@@ -144,29 +145,29 @@ class Fields {
   std::string_view where() const { return where_; }
 
   // Everything not read above, in document order.
-  bj::object rest() const {
+  bj::object rest() {
     bj::object extra;
-    for (const auto& kv : obj_) {
+    for (auto& kv : obj_) {
       bool known = false;
       for (auto s : seen_) known = known || s == kv.key();
-      if (!known) extra.emplace(kv.key(), kv.value());
+      if (!known) extra.emplace(kv.key(), std::move(kv.value()));
     }
     return extra;
   }
 
  private:
-  const bj::object& obj_;
+  bj::object& obj_;
   std::string where_;
   std::vector<std::string_view> seen_;
 };
 
-ChildState child_from_json(const bj::value& v, std::string_view where) {
+ChildState take_child(bj::value& v, std::string_view where) {
   Fields f(as_object(v, where), where);
   ChildState c;
   c.root_path = f.string("root_path", false);
   c.finished = f.boolean("finished");
   c.outcome = f.opt_string("outcome");
-  if (const bj::value* r = f.find("result")) c.result = *r;
+  if (bj::value* r = f.find("result")) c.result = std::move(*r);
   c.submachine = f.boolean("submachine");
   c.key = f.string("key", false);
   c.extra = f.rest();
@@ -178,6 +179,62 @@ bj::value parse_text(std::string_view text) {
   bj::value v = bj::parse(text, ec);
   if (ec) throw DecodeError("", "not valid JSON (" + ec.message() + ")");
   return v;
+}
+
+// The decoders proper: they take their parts out of `v`, leaving it gutted.
+Event take_event(bj::value& v, std::string_view where) {
+  Fields f(as_object(v, where), where);
+  Event ev;
+  ev.id = f.string("id", true);
+  ev.kind = f.string("kind", true);
+  ev.created_time = f.opt_string("created_time");
+  ev.received_time = f.opt_string("received_time");
+  ev.data = f.object("data");
+  ev.extra = f.rest();
+  return ev;
+}
+
+Execution take_execution(bj::value& v) {
+  Fields f(as_object(v, ""), "");
+  Execution e;
+  e.id = f.string("id", true);
+  e.definition_id = f.string("definition_id", true);
+  e.definition_fqn = f.opt_string("definition_fqn");
+  e.root_path = f.string("root_path", false);
+  if (const bj::value* s = f.find("status")) {
+    if (!s->is_string()) fail("", "status", "expected a string");
+    auto status = parse_status(s->get_string());
+    if (!status) fail("", "status", "unknown status '" + std::string(s->get_string()) + "'");
+    e.status = *status;
+  }
+  e.outcome = f.opt_string("outcome");
+  e.error = f.opt_string("error");
+  e.active_path = f.opt_string("active_path");
+  for (const auto& kv : f.object("history")) {
+    if (!kv.value().is_string()) fail("history", kv.key(), "expected a string");
+    e.history.insert_or_assign(kv.key(), std::string(kv.value().get_string()));
+  }
+  e.context = f.object("context");
+  e.processed_events = f.integer("processed_events");
+  e.version = f.integer("version");
+  if (e.version < 0) fail("", "version", "must not be negative");
+  const std::int64_t priority = f.integer("priority");
+  if (priority < 0 || priority > 4) fail("", "priority", "must be 0..4");
+  e.priority = static_cast<int>(priority);
+  e.parent_id = f.opt_string("parent_id");
+  e.child_id = f.opt_string("child_id");
+  if (bj::array* deferred = f.array("deferred")) {
+    for (std::size_t i = 0; i < deferred->size(); ++i)
+      e.deferred.push_back(take_event((*deferred)[i], "deferred[" + std::to_string(i) + "]"));
+  }
+  for (auto& kv : f.object("children"))
+    e.children.insert_or_assign(kv.key(), take_child(kv.value(), join("children", kv.key())));
+  for (const auto& kv : f.object("invoke_seq")) {
+    if (!kv.value().is_int64()) fail("invoke_seq", kv.key(), "expected an integer");
+    e.invoke_seq.insert_or_assign(kv.key(), kv.value().get_int64());
+  }
+  e.extra = f.rest();
+  return e;
 }
 
 }  // namespace
@@ -265,63 +322,24 @@ std::string to_json(const Event& ev) {
 }
 
 Event event_from_json(const bj::value& v, std::string_view where) {
-  Fields f(as_object(v, where), where);
-  Event ev;
-  ev.id = f.string("id", true);
-  ev.kind = f.string("kind", true);
-  ev.created_time = f.opt_string("created_time");
-  ev.received_time = f.opt_string("received_time");
-  ev.data = f.object("data");
-  ev.extra = f.rest();
-  return ev;
+  bj::value copy = v;
+  return take_event(copy, where);
 }
 
 Execution execution_from_json(const bj::value& v) {
-  Fields f(as_object(v, ""), "");
-  Execution e;
-  e.id = f.string("id", true);
-  e.definition_id = f.string("definition_id", true);
-  e.definition_fqn = f.opt_string("definition_fqn");
-  e.root_path = f.string("root_path", false);
-  if (const bj::value* s = f.find("status")) {
-    if (!s->is_string()) fail("", "status", "expected a string");
-    auto status = parse_status(s->get_string());
-    if (!status) fail("", "status", "unknown status '" + std::string(s->get_string()) + "'");
-    e.status = *status;
-  }
-  e.outcome = f.opt_string("outcome");
-  e.error = f.opt_string("error");
-  e.active_path = f.opt_string("active_path");
-  for (const auto& kv : f.object("history")) {
-    if (!kv.value().is_string()) fail("history", kv.key(), "expected a string");
-    e.history.insert_or_assign(kv.key(), std::string(kv.value().get_string()));
-  }
-  e.context = f.object("context");
-  e.processed_events = f.integer("processed_events");
-  e.version = f.integer("version");
-  if (e.version < 0) fail("", "version", "must not be negative");
-  const std::int64_t priority = f.integer("priority");
-  if (priority < 0 || priority > 4) fail("", "priority", "must be 0..4");
-  e.priority = static_cast<int>(priority);
-  e.parent_id = f.opt_string("parent_id");
-  e.child_id = f.opt_string("child_id");
-  if (const bj::array* deferred = f.array("deferred")) {
-    for (std::size_t i = 0; i < deferred->size(); ++i)
-      e.deferred.push_back(event_from_json((*deferred)[i], "deferred[" + std::to_string(i) + "]"));
-  }
-  for (const auto& kv : f.object("children"))
-    e.children.insert_or_assign(kv.key(), child_from_json(kv.value(), join("children", kv.key())));
-  for (const auto& kv : f.object("invoke_seq")) {
-    if (!kv.value().is_int64()) fail("invoke_seq", kv.key(), "expected an integer");
-    e.invoke_seq.insert_or_assign(kv.key(), kv.value().get_int64());
-  }
-  e.extra = f.rest();
-  return e;
+  bj::value copy = v;
+  return take_execution(copy);
 }
 
-Execution parse_execution(std::string_view text) { return execution_from_json(parse_text(text)); }
+Execution parse_execution(std::string_view text) {
+  bj::value v = parse_text(text);
+  return take_execution(v);
+}
 
-Event parse_event(std::string_view text) { return event_from_json(parse_text(text)); }
+Event parse_event(std::string_view text) {
+  bj::value v = parse_text(text);
+  return take_event(v, "");
+}
 
 bj::object parse_object(std::string_view text, std::string_view what) {
   bj::value v = parse_text(text);

@@ -1,137 +1,37 @@
 #include "support/servers.h"
 
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <random>
-#include <stdexcept>
-#include <thread>
-#include <vector>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-
-extern char** environ;
+#include "support/local_server.h"
 
 namespace harel::testing {
 namespace {
 
-namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
-
-unsigned short free_port() {
-  asio::io_context io;
-  tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return a.local_endpoint().port();
-}
-
-bool accepts(unsigned short port) {
-  asio::io_context io;
-  tcp::socket s(io);
-  boost::system::error_code ec;
-  s.connect({asio::ip::make_address("127.0.0.1"), port}, ec);
-  return !ec;
-}
-
-// A child process killed (SIGTERM, then SIGKILL) when the tests exit.
-class Server {
- public:
-  Server(const std::vector<std::string>& argv, unsigned short port, std::chrono::seconds startup) : port_(port) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    // Servers log every request; keep the test output readable.
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    // DynamoDB Local writes a metadata file into its working directory.
-    const std::string cwd = std::filesystem::temp_directory_path().string();
-    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    const int rc = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
-    const auto deadline = std::chrono::steady_clock::now() + startup;
-    while (!accepts(port_)) {
-      int status = 0;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error(argv[0] + " exited during startup (status " + std::to_string(status) + ")");
-      }
-      if (std::chrono::steady_clock::now() > deadline) {
-        stop();
-        throw std::runtime_error(argv[0] + " did not listen on port " + std::to_string(port_) + " in time");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  ~Server() { stop(); }
-
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  void stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    for (int i = 0; i < 50; ++i) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-
-  pid_t pid_ = -1;
-  unsigned short port_;
-};
-
-std::string endpoint(const char* env_var, std::unique_ptr<Server>& slot, std::vector<std::string> (*argv)(unsigned short)) {
+std::string endpoint(const char* env_var, std::unique_ptr<LocalServer>& slot, std::unique_ptr<LocalServer> (*start)()) {
   if (const char* url = std::getenv(env_var); url && *url) return url;
   static std::mutex mutex;
   std::lock_guard lock(mutex);
-  if (!slot) {
-    const unsigned short port = free_port();
-    slot = std::make_unique<Server>(argv(port), port, std::chrono::seconds(60));
-  }
+  if (!slot) slot = start();
   return slot->url();
 }
 
 // Static: destroyed (servers stopped) at process exit.
-std::unique_ptr<Server> dynamodb_local;
-std::unique_ptr<Server> moto;
+std::unique_ptr<LocalServer> dynamodb_local;
+std::unique_ptr<LocalServer> moto;
 
 }  // namespace
 
 std::string dynamodb_local_endpoint() {
-  return endpoint("HAREL_TEST_DYNAMODB_LOCAL", dynamodb_local, [](unsigned short port) {
-    const std::string dir = HAREL_DYNAMODB_LOCAL_DIR;
-    if (!std::filesystem::exists(dir + "/DynamoDBLocal.jar"))
-      throw std::runtime_error("DynamoDB Local is not installed in " + dir + " (run scripts/install-deps.sh --test)");
-    return std::vector<std::string>{"java", "-Djava.library.path=" + dir + "/DynamoDBLocal_lib", "-jar",
-                                    dir + "/DynamoDBLocal.jar", "-inMemory", "-port", std::to_string(port)};
-  });
+  return endpoint("HAREL_TEST_DYNAMODB_LOCAL", dynamodb_local, start_dynamodb_local);
 }
 
-std::string moto_endpoint() {
-  return endpoint("HAREL_TEST_MOTO", moto, [](unsigned short port) {
-    return std::vector<std::string>{"moto_server", "-H", "127.0.0.1", "-p", std::to_string(port)};
-  });
-}
+std::string moto_endpoint() { return endpoint("HAREL_TEST_MOTO", moto, start_moto); }
 
 std::string unique_prefix(std::string_view base) {
   static std::atomic<int> counter{0};
