@@ -190,7 +190,7 @@ std::vector<const TimerOp*> last_op_per_path(const std::vector<TimerOp>& ops) {
 }
 
 // The DynamoDB error code of a failed Attempt; "" for any other failure.
-std::string_view service_error_code(const std::exception_ptr& error) {
+std::string service_error_code(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const DynamoError& e) {
@@ -223,7 +223,7 @@ bool only_condition_failed_at(const std::exception_ptr& error, std::size_t slot)
 // An Attempt's failure whose code is not one of `expected` is re-raised.
 void rethrow_unless(const Outcome& outcome, std::initializer_list<std::string_view> expected) {
   if (!outcome.error) return;
-  const std::string_view code = service_error_code(outcome.error);
+  const std::string code = service_error_code(outcome.error);
   if (std::find(expected.begin(), expected.end(), code) == expected.end()) std::rethrow_exception(outcome.error);
 }
 
