@@ -11,7 +11,8 @@ packages=(cmake ninja-build g++ ccache pkg-config
 with_test=0
 if [[ "${1:-}" == "--test" ]]; then
   with_test=1
-  packages+=(googletest libgtest-dev libgmock-dev libbenchmark-dev openjdk-17-jre-headless npm)
+  packages+=(googletest libgtest-dev libgmock-dev libbenchmark-dev openjdk-17-jre-headless npm
+             clang-14 libclang-rt-14-dev)  # libFuzzer + sanitizer runtimes
 fi
 
 missing=()

@@ -230,7 +230,10 @@ json::value from_attribute_value(const json::value& value, Numbers numbers) {
   const json::object* o = value.if_object();
   if (!o || o->size() != 1) throw DecodeError("", "not a DynamoDB attribute value");
   const auto& [type, inner] = *o->begin();
-  const auto malformed = [&] { return DecodeError("", "malformed DynamoDB " + std::string(type) + " attribute value"); };
+  // An init-capture: clang 14 (the fuzz build) cannot capture a structured binding.
+  const auto malformed = [&kind = type] {
+    return DecodeError("", "malformed DynamoDB " + std::string(kind) + " attribute value");
+  };
   if (type == "S") {
     if (!inner.is_string()) throw malformed();
     return inner;

@@ -3,6 +3,7 @@
 #include <boost/json/parse.hpp>
 
 #include "harel/errors.h"
+#include "harel/json/parse.h"
 #include "harel/json/write.h"
 
 namespace harel {
@@ -176,7 +177,7 @@ ChildState take_child(bj::value& v, std::string_view where) {
 
 bj::value parse_text(std::string_view text) {
   boost::system::error_code ec;
-  bj::value v = bj::parse(text, ec);
+  bj::value v = json::parse(text, ec);
   if (ec) throw DecodeError("", "not valid JSON (" + ec.message() + ")");
   return v;
 }

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <random>
 #include <thread>
 
@@ -29,14 +31,26 @@ int kills() {
   return env ? std::atoi(env) : 20;
 }
 
-// Runs `harelctl --store URL demo ...`; kills it after `kill_after` (if set).
-// Returns the exit status, or -1 when it was killed.
+const fs::path& demo_log() {
+  static const fs::path log = fs::temp_directory_path() / ("harel-crash-" + std::to_string(::getpid()) + ".log");
+  return log;
+}
+
+std::string last_demo_output() {
+  std::ifstream in(demo_log());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `harelctl --store URL demo ...` (output to demo_log()); kills it after
+// `kill_after` (if set). Returns the exit status, or -1 when it was killed.
 int run_demo(const std::string& url, std::optional<std::chrono::milliseconds> kill_after) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
+    const int log = ::open(demo_log().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(log, 1);
+    ::dup2(log, 2);
     ::execl(HARELCTL_PATH, "harelctl", "--store", url.c_str(), "demo", "--orders", std::to_string(kOrders).c_str(),
             "--run-id", "crash", "--workers", "3", static_cast<char*>(nullptr));
     ::_exit(127);
@@ -58,11 +72,14 @@ void crash_and_resume(const std::string& url, int max_delay_ms) {
   std::uniform_int_distribution<int> delay_ms(max_delay_ms / 20, max_delay_ms);
   int killed = 0;
   for (int i = 0; i < kills(); ++i) {
-    if (run_demo(url, std::chrono::milliseconds(delay_ms(rng))) == -1) ++killed;
+    const int status = run_demo(url, std::chrono::milliseconds(delay_ms(rng)));
+    if (status == -1) ++killed;
+    // A run that ended by itself must have completed the demo successfully.
+    ASSERT_TRUE(status == -1 || status == 0) << "demo exited " << status << ":\n" << last_demo_output();
   }
   EXPECT_GT(killed, 0) << "no run was interrupted: the schedule proves nothing";
   // The resumed run checks every order's outcome and that nothing is left.
-  EXPECT_EQ(run_demo(url, std::nullopt), 0);
+  EXPECT_EQ(run_demo(url, std::nullopt), 0) << last_demo_output();
 
   // And exactly once: the ledger counted each successful order once, although
   // relays were killed between delivering and acknowledging.

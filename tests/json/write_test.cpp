@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
+#include <random>
+
+#include "harel/json/parse.h"
 
 namespace harel::json {
 namespace {
@@ -64,6 +67,35 @@ TEST(WriteValue, PythonStyleMatchesJsonDumps) {
 TEST(WriteValue, RoundTripsThroughBoostParse) {
   const std::string text = R"({"n":-12345678901234,"u":18446744073709551615,"f":-0.5,"e":[],"o":{}})";
   EXPECT_EQ(to_string(boost::json::parse(text)), text);
+}
+
+// Boost.JSON 1.81 rounds some decimals to the neighbouring double; ours must
+// not, or a context value would drift on every load → save.
+TEST(Parse, DoublesReadBackExactlyAsWritten) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> dist(0, 1e9);
+  std::vector<double> samples{3.777777777777778e107, 0.1, 1e-300, 123456.789};
+  for (int i = 0; i < 2000; ++i) samples.push_back(dist(rng));
+  for (double d : samples) {
+    std::string text;
+    write_double(text, d);
+    boost::system::error_code ec;
+    const boost::json::value v = parse("[" + text + "]", ec);
+    ASSERT_FALSE(ec) << text;
+    EXPECT_EQ(v.as_array()[0].as_double(), d) << text;
+  }
+}
+
+TEST(Parse, ParsesEveryKindAndRejectsGarbage) {
+  boost::system::error_code ec;
+  const auto v = parse(R"({"a":[1,-2,18446744073709551615,2.5,true,null,"s\u00e9"],"b":{}})", ec);
+  ASSERT_FALSE(ec);
+  EXPECT_EQ(to_string(v), R"({"a":[1,-2,18446744073709551615,2.5,true,null,"sé"],"b":{}})");
+  for (const char* bad : {"", "{", "[1,]", "1 2", "{\"a\"}", "nul"}) {
+    boost::system::error_code e;
+    parse(bad, e);
+    EXPECT_TRUE(e) << bad;
+  }
 }
 
 }  // namespace

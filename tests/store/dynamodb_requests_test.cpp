@@ -318,7 +318,7 @@ TEST_F(DynamoRequests, ListingIsAScanWithServerSideDefinitionFilterAndAnOpaqueCu
   ASSERT_TRUE(first.next_cursor);
   // The reference's cursor: padded base64url of json.dumps(LastEvaluatedKey).
   EXPECT_EQ(util::base64url_decode(*first.next_cursor), R"({"id": {"S": "x7"}})");
-  EXPECT_EQ(bj::value(client_->calls()[0].request), J(R"({"TableName":"p_executions","ProjectionExpression":"#dat,#v",
+  EXPECT_EQ(bj::value(client_->calls()[0].request), J(R"({"TableName":"p_executions","ProjectionExpression":"#dat,#v,id",
       "ExpressionAttributeNames":{"#dat":"data","#v":"version","#def":"definition_id"},"Limit":2,
       "FilterExpression":"#def = :def","ExpressionAttributeValues":{":def":{"S":"order"}}})"));
 
@@ -390,7 +390,8 @@ TEST_F(DynamoRequests, CorruptItemsNameTheirTableAndKey) {
 
 TEST(DynamoPrefix, MustMakeLegalTableNames) {
   auto client = std::make_shared<RecordingClient>();
-  for (const char* bad : {"", "has space", "slash/", "ünï", std::string(250, 'a').c_str()}) {
+  for (const std::string& bad : {std::string(), std::string("has space"), std::string("slash/"), std::string("ünï"),
+                                std::string(250, 'a')}) {
     DynamoDBStoreOptions o;
     o.prefix = bad;
     EXPECT_THROW(DynamoDBStore(client, o), InvalidArgument) << bad;

@@ -14,10 +14,17 @@
 // one DynamoDB table set) comes from the CAS, not from locks.
 //
 // Errors: InvalidArgument for unusable input (raised before anything is
-// written), StoreConflict for a lost CAS, InvalidCursor for a foreign cursor,
+// written), StoreConflict for a lost CAS (AlreadyProcessed when the commit's
+// dedupe mark was already there), InvalidCursor for a foreign cursor,
 // CorruptRecord for a stored record that cannot be read back, BackendError for
-// failures of the backend itself (keeping its code). After any exception from
-// a write, nothing of that write is stored.
+// failures of the backend itself (keeping its code).
+//
+// What a failed commit left behind: after InvalidArgument, StoreConflict or a
+// non-retryable backend error, nothing of it. After a transport failure or a
+// retryable backend error that outlived the retries (the answer to a request
+// that reached the server was lost), the outcome is unknown — the commit was
+// applied completely or not at all, never partly. Reload to find out; the
+// dedupe mark tells whether the event was handled.
 #pragma once
 
 #include <atomic>

@@ -134,16 +134,16 @@ const bj::object* find_item(const bj::value& response) {
 
 // ------------------------------------------------------------------ limits
 
-// DynamoDB's item size: attribute names plus values (string bytes; numbers
-// about one byte per two digits plus one — the digit count is a safe bound).
+// DynamoDB's item size: attribute names plus values — string bytes; numbers
+// about one byte per two digits plus one, so digits + 1 is a safe bound (a
+// one-digit number counts 2); NULL and BOOL one byte.
 std::size_t item_size(const bj::object& item) {
   std::size_t size = 0;
   for (const auto& kv : item) {
     size += kv.key().size();
-    const bj::object& value = kv.value().as_object();
-    for (const auto& typed : value) {
-      if (const bj::string* s = typed.value().if_string()) size += s->size();
-      else size += 1;  // NULL / BOOL
+    for (const auto& typed : kv.value().as_object()) {
+      const bj::string* text = typed.value().if_string();
+      size += text ? text->size() + (typed.key() == "N" ? 1 : 0) : 1;
     }
   }
   return size;
@@ -387,7 +387,7 @@ CallSequence<LoadForEvent> Operations::load_for_event(std::string_view execution
 CallSequence<ExecutionPage> Operations::list_executions(const ListQuery& query) const {
   check_query(query);
   bj::object request{{"TableName", tables_.executions},
-                     {"ProjectionExpression", "#dat,#v"},
+                     {"ProjectionExpression", "#dat,#v,id"},  // id: to name a corrupt item
                      {"ExpressionAttributeNames", {{"#dat", "data"}, {"#v", "version"}}},
                      {"Limit", query.limit}};
   if (query.definition_id) {
