@@ -2,8 +2,6 @@
 // AsyncDynamoDBStore (DynamoDB Local), relayed and swept asynchronously.
 #include "harel/runtime/async_runner.h"
 
-#include <fstream>
-#include <sstream>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -13,19 +11,13 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include "runtime/example_definitions.h"
 #include "support/servers.h"
 
 namespace harel::runtime {
 namespace {
 
 namespace asio = boost::asio;
-
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(HAREL_EXAMPLES_DIR) + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TEST(AsyncRunner, ManyExecutionsConcurrentlyOnOneThread) {
   constexpr int kOrders = 40;
@@ -43,10 +35,7 @@ TEST(AsyncRunner, ManyExecutionsConcurrentlyOnOneThread) {
   io.restart();
   ASSERT_TRUE(store);
 
-  auto defs = std::make_shared<Definitions>(std::make_shared<const ActionRegistry>(builtin_actions()));
-  defs->add_json(read_example("order.json"));
-  defs->add_json(read_example("ledger.json"));
-  AsyncRunner runner(*store, defs);
+  AsyncRunner runner(*store, example_definitions());
 
   int finished = 0;
   std::exception_ptr failure;

@@ -3,8 +3,6 @@
 #include "harel/runtime/runner.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -13,26 +11,13 @@
 #include "harel/store/dynamodb_store.h"
 #include "harel/store/memory_store.h"
 #include "harel/store/sqlite_store.h"
+#include "runtime/example_definitions.h"
 #include "support/servers.h"
 
 namespace harel::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_example(const std::string& name) {
-  std::ifstream in(std::string(HAREL_EXAMPLES_DIR) + "/" + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::shared_ptr<const Definitions> example_definitions() {
-  auto defs = std::make_shared<Definitions>(std::make_shared<const ActionRegistry>(builtin_actions()));
-  defs->add_json(read_example("order.json"));
-  defs->add_json(read_example("ledger.json"));
-  return defs;
-}
 
 struct Backend {
   std::string name;
