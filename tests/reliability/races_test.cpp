@@ -22,11 +22,15 @@
 #include <mutex>
 #include <thread>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <gtest/gtest.h>
 
 #include "harel/dynamodb/http_client.h"
 #include "harel/errors.h"
+#include "harel/store/async_dynamodb_store.h"
 #include "harel/store/dynamodb_store.h"
 #include "harel/store/memory_store.h"
 #include "harel/store/sqlite_store.h"
@@ -170,6 +174,51 @@ TEST(Races, ThreadsOnDynamoDBLocal) {
   boost::asio::io_context io;
   auto store = dynamodb_store(io, prefix);
   expect_one_winner_per_version(*store, race_threads(*store, "t", kWriters, 6), "dynamodb-local/threads");
+}
+
+// 32 async tasks on ONE event-loop thread, each a load → commit loop on
+// AsyncDynamoDBStore: the interleaving comes from the loop, not from threads.
+TEST(Races, AsyncTasksOnOneLoopOnDynamoDBLocal) {
+  const std::string prefix = dynamodb_tables();
+  boost::asio::io_context io;
+  dynamodb::HttpClientOptions options;
+  options.max_connections = kWriters;
+  auto client = std::make_shared<dynamodb::HttpDynamoClient>(
+      io.get_executor(), dynamodb::resolve_settings({dynamodb_local_endpoint(), {}, {}, {}}), options);
+  AsyncDynamoDBStore async_store(client, DynamoDBStoreOptions{.prefix = prefix});
+  std::vector<Win> wins;
+  std::exception_ptr failure;
+  for (int t = 0; t < kWriters; ++t) {
+    boost::asio::co_spawn(
+        io,
+        [&, t]() -> boost::asio::awaitable<void> {
+          for (int i = 0; i < 6; ++i) {
+            auto load = async_store.async_load(kId, boost::asio::use_awaitable);
+            Execution e = *co_await std::move(load);
+            const std::string tag = "a" + std::to_string(t) + "." + std::to_string(i);
+            e.context["log"].as_array().emplace_back(tag);
+            Effects fx;
+            fx.emits.push_back({"sink", tick(tag)});
+            auto commit = async_store.async_commit(e, fx, boost::asio::as_tuple(boost::asio::use_awaitable));
+            auto [error] = co_await std::move(commit);
+            if (!error) {
+              wins.push_back({e.version, tag});
+            } else {
+              try {
+                std::rethrow_exception(error);
+              } catch (const StoreConflict&) {  // lost the race for this version
+              }
+            }
+          }
+        },
+        [&](std::exception_ptr e) {
+          if (e) failure = e;
+        });
+  }
+  io.run();
+  if (failure) std::rethrow_exception(failure);
+  DynamoDBStore check(client, DynamoDBStoreOptions{.prefix = prefix});
+  expect_one_winner_per_version(check, wins, "dynamodb-local/async-one-loop");
 }
 
 // ------------------------------------------------------------------ processes
