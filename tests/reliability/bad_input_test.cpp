@@ -26,6 +26,7 @@
 #include "reliability/fixtures.h"
 #include "reliability/raw_http_server.h"
 #include "support/servers.h"
+#include "support/temp_dir.h"
 #include "util/base64.h"
 
 namespace harel::testing {
@@ -78,22 +79,6 @@ class DynamoDBLocal {
   std::unique_ptr<DynamoDBStore> store_;
 };
 
-class TempFile {
- public:
-  TempFile() {
-    std::string tmpl = (fs::temp_directory_path() / "harel-bad-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
-  }
-  ~TempFile() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path() const { return (dir_ / "harel.db").string(); }
-
- private:
-  fs::path dir_;
-};
 
 void sqlite_exec(const std::string& path, const std::string& sql, const std::string& param) {
   sqlite3* db = nullptr;
@@ -155,12 +140,12 @@ TEST(BadInput, CorruptExecutionDataOnDynamoDBLocalIsCorruptRecordOnEveryReadPath
 }
 
 TEST(BadInput, CorruptExecutionDataInSqliteIsCorruptRecordOnEveryReadPath) {
-  TempFile file;
-  SqliteStore store(file.path());
+  TempDir file;
+  SqliteStore store(file.file("harel.db"));
   Execution e = new_execution("x1");
   store.save(e);
   for (const char* raw : kBrokenData) {
-    sqlite_exec(file.path(), "UPDATE executions SET data = ?1 WHERE id = 'x1'", raw);
+    sqlite_exec(file.file("harel.db"), "UPDATE executions SET data = ?1 WHERE id = 'x1'", raw);
     expect_corrupt_on_every_read(store, "executions", raw);
   }
 }
@@ -239,8 +224,8 @@ TEST(BadInput, TransactionItemLimitIsExactly100AgainstTheRealServer) {
 // Ids are limited in BYTES (DynamoDB's 2048-byte key limit), not characters.
 TEST(BadInput, IdLimitsCountBytesAndCoverEveryIdOfACommit) {
   DynamoDBLocal db;
-  TempFile file;
-  SqliteStore sqlite(file.path());
+  TempDir file;
+  SqliteStore sqlite(file.file("harel.db"));
   MemoryStore memory;
   std::string e_acute = "\xc3\xa9";
   std::string max_id;
@@ -291,8 +276,8 @@ std::string b64(const std::string& text) { return util::base64url_encode(text); 
 
 TEST(BadInput, TamperedCursorsAreInvalidCursorOnEveryStore) {
   DynamoDBLocal db;
-  TempFile file;
-  SqliteStore sqlite(file.path());
+  TempDir file;
+  SqliteStore sqlite(file.file("harel.db"));
   MemoryStore memory;
   for (ExecutionStore* s : std::initializer_list<ExecutionStore*>{&db.store(), &sqlite, &memory})
     for (int i = 0; i < 3; ++i) {

@@ -36,6 +36,7 @@
 #include "harel/store/sqlite_store.h"
 #include "reliability/fixtures.h"
 #include "support/servers.h"
+#include "support/temp_dir.h"
 
 namespace harel::testing {
 namespace {
@@ -127,22 +128,6 @@ TEST(Races, ThreadsOnMemoryStore) {
   expect_one_winner_per_version(store, race_threads(store, "t", kWriters, 40), "memory/threads");
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "harel-races-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 TEST(Races, ThreadsOnSqliteStore) {
   TempDir dir;
