@@ -6,5 +6,6 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 bash "$root/scripts/install-deps.sh"
-bash "$root/scripts/build.sh"
-exec "$root/build/apps/harelctl/harelctl" demo "$@"
+# Only the library and harelctl, in a build tree of their own (the test build is scripts/test.sh's).
+BUILD_DIR="$root/build-quickstart" bash "$root/scripts/build.sh" -DHAREL_BUILD_TESTS=OFF -DHAREL_BUILD_BENCH=OFF
+exec "$root/build-quickstart/apps/harelctl/harelctl" demo "$@"
