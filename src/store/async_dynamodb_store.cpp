@@ -37,6 +37,12 @@ struct AsyncDynamoDBStore::Impl {
     if (o.trace_max < 0) throw InvalidArgument("trace_max must not be negative");
   }
 
+  // The client, or BackendError once close() released it.
+  const std::shared_ptr<dynamodb::DynamoClient>& live_client() const {
+    if (!client) throw BackendError("dynamodb", "StoreClosed", "store '" + ops.tables().prefix + "' is closed");
+    return client;
+  }
+
   std::shared_ptr<dynamodb::DynamoClient> client;
   Operations ops;
   std::atomic<std::int64_t> trace_max;
@@ -148,7 +154,7 @@ AsyncDynamoDBStore::AsyncDynamoDBStore(std::shared_ptr<dynamodb::DynamoClient> c
 
 AsyncDynamoDBStore::~AsyncDynamoDBStore() = default;
 
-asio::any_io_executor AsyncDynamoDBStore::get_executor() const { return impl_->client->executor(); }
+asio::any_io_executor AsyncDynamoDBStore::get_executor() const { return impl_->live_client()->executor(); }
 const std::string& AsyncDynamoDBStore::prefix() const noexcept { return impl_->ops.tables().prefix; }
 std::int64_t AsyncDynamoDBStore::trace_max() const noexcept { return impl_->trace_max.load(); }
 
@@ -211,24 +217,24 @@ void AsyncDynamoDBStore::start_create(asio::any_io_executor executor, DynamoDBCo
 
 void AsyncDynamoDBStore::start_ensure_tables(VoidHandler handler) {
   run_async<Done>(
-      impl_->client, impl_, std::move(handler),
+      impl_->live_client(), impl_, std::move(handler),
       [](const std::shared_ptr<Impl>& impl) { return impl->ops.ensure_tables(); }, DeliverVoid{});
 }
 
 void AsyncDynamoDBStore::start_load(std::string id, Handler<std::optional<Execution>> handler) {
-  run_async<std::optional<Execution>>(impl_->client, std::make_pair(impl_, std::move(id)), std::move(handler),
+  run_async<std::optional<Execution>>(impl_->live_client(), std::make_pair(impl_, std::move(id)), std::move(handler),
                                       [](const auto& keep) { return keep.first->ops.load(keep.second); }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_load_for_event(std::string id, std::string event_id, Handler<LoadForEvent> handler) {
-  run_async<LoadForEvent>(impl_->client, std::make_tuple(impl_, std::move(id), std::move(event_id)),
+  run_async<LoadForEvent>(impl_->live_client(), std::make_tuple(impl_, std::move(id), std::move(event_id)),
                           std::move(handler), [](const auto& keep) {
                             return std::get<0>(keep)->ops.load_for_event(std::get<1>(keep), std::get<2>(keep));
                           }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_list_executions(ListQuery query, Handler<ExecutionPage> handler) {
-  run_async<ExecutionPage>(impl_->client, std::make_pair(impl_, std::move(query)), std::move(handler),
+  run_async<ExecutionPage>(impl_->live_client(), std::make_pair(impl_, std::move(query)), std::move(handler),
                            [](const auto& keep) { return keep.first->ops.list_executions(keep.second); }, DeliverValue{});
 }
 
@@ -237,7 +243,7 @@ void AsyncDynamoDBStore::start_commit(Execution& exe, const Effects& effects, Vo
   // version is applied to `exe` before the caller hears of the success.
   const std::int64_t trace_max = impl_->trace_max.load();
   run_async<std::int64_t>(
-      impl_->client, impl_, std::move(handler),
+      impl_->live_client(), impl_, std::move(handler),
       [&exe, &effects, trace_max](const std::shared_ptr<Impl>& impl) {
         return impl->ops.commit(exe, effects, trace_max);
       },
@@ -248,56 +254,56 @@ void AsyncDynamoDBStore::start_commit(Execution& exe, const Effects& effects, Vo
 }
 
 void AsyncDynamoDBStore::start_is_processed(std::string id, std::string event_id, Handler<bool> handler) {
-  run_async<bool>(impl_->client, std::make_tuple(impl_, std::move(id), std::move(event_id)), std::move(handler),
+  run_async<bool>(impl_->live_client(), std::make_tuple(impl_, std::move(id), std::move(event_id)), std::move(handler),
                   [](const auto& keep) {
                     return std::get<0>(keep)->ops.is_processed(std::get<1>(keep), std::get<2>(keep));
                   }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_pending_outbox(Handler<std::vector<OutboxEntry>> handler) {
-  run_async<std::vector<OutboxEntry>>(impl_->client, impl_, std::move(handler),
+  run_async<std::vector<OutboxEntry>>(impl_->live_client(), impl_, std::move(handler),
                                       [](const std::shared_ptr<Impl>& impl) { return impl->ops.pending_outbox(); }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_ack_outbox(std::int64_t seq, VoidHandler handler) {
   run_async<Done>(
-      impl_->client, impl_, std::move(handler),
+      impl_->live_client(), impl_, std::move(handler),
       [seq](const std::shared_ptr<Impl>& impl) { return impl->ops.ack_outbox(seq); }, DeliverVoid{});
 }
 
 void AsyncDynamoDBStore::start_pending_spawns(Handler<std::vector<SpawnEntry>> handler) {
-  run_async<std::vector<SpawnEntry>>(impl_->client, impl_, std::move(handler),
+  run_async<std::vector<SpawnEntry>>(impl_->live_client(), impl_, std::move(handler),
                                      [](const std::shared_ptr<Impl>& impl) { return impl->ops.pending_spawns(); }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_ack_spawn(std::int64_t seq, VoidHandler handler) {
   run_async<Done>(
-      impl_->client, impl_, std::move(handler),
+      impl_->live_client(), impl_, std::move(handler),
       [seq](const std::shared_ptr<Impl>& impl) { return impl->ops.ack_spawn(seq); }, DeliverVoid{});
 }
 
 void AsyncDynamoDBStore::start_due_timers(EpochSeconds now, Handler<std::vector<DueTimer>> handler) {
-  run_async<std::vector<DueTimer>>(impl_->client, impl_, std::move(handler),
+  run_async<std::vector<DueTimer>>(impl_->live_client(), impl_, std::move(handler),
                                    [now](const std::shared_ptr<Impl>& impl) { return impl->ops.due_timers(now); }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_delete_timer(std::string id, std::string path, EpochSeconds fire_at,
                                             Handler<bool> handler) {
-  run_async<bool>(impl_->client, std::make_tuple(impl_, std::move(id), std::move(path)), std::move(handler),
+  run_async<bool>(impl_->live_client(), std::make_tuple(impl_, std::move(id), std::move(path)), std::move(handler),
                   [fire_at](const auto& keep) {
                     return std::get<0>(keep)->ops.delete_timer(std::get<1>(keep), std::get<2>(keep), fire_at);
                   }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_read_trace(std::string id, Handler<std::vector<TraceStep>> handler) {
-  run_async<std::vector<TraceStep>>(impl_->client, std::make_pair(impl_, std::move(id)), std::move(handler),
+  run_async<std::vector<TraceStep>>(impl_->live_client(), std::make_pair(impl_, std::move(id)), std::move(handler),
                                     [](const auto& keep) { return keep.first->ops.read_trace(keep.second); }, DeliverValue{});
 }
 
 void AsyncDynamoDBStore::start_append_trace(std::string id, TraceStep entry, VoidHandler handler) {
   const std::int64_t trace_max = impl_->trace_max.load();
   run_async<Done>(
-      impl_->client, std::make_tuple(impl_, std::move(id), std::move(entry)), std::move(handler),
+      impl_->live_client(), std::make_tuple(impl_, std::move(id), std::move(entry)), std::move(handler),
       [trace_max](const auto& keep) {
         return std::get<0>(keep)->ops.append_trace(std::get<1>(keep), std::get<2>(keep), trace_max);
       },

@@ -230,6 +230,16 @@ TEST_F(AsyncStore, CommitCancelledBeforeItsTransactionWritesNothing) {
   EXPECT_FALSE(processed.get());
 }
 
+TEST_F(AsyncStore, AClosedStoreRefusesNewOperations) {
+  store_->close();  // it created its client: released now
+  try {
+    store_->async_load("x", asio::use_future);
+    FAIL() << "expected StoreClosed";
+  } catch (const BackendError& e) {
+    EXPECT_EQ(e.code(), "StoreClosed");
+  }
+}
+
 TEST_F(AsyncStore, InjectedClientStaysTheCallersAfterClose) {
   // A store built over an injected client leaves it usable after close().
   auto client = std::make_shared<dynamodb::HttpDynamoClient>(

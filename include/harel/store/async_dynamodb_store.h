@@ -152,7 +152,8 @@ class AsyncDynamoDBStore {
   }
 
   // Releases the client if this store created it (async_create); an injected
-  // client stays the caller's.
+  // client stays the caller's. Operations started afterwards raise
+  // BackendError "StoreClosed".
   void close();
 
  private:
