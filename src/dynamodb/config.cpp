@@ -1,5 +1,7 @@
 #include "harel/dynamodb/config.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -157,6 +159,9 @@ Endpoint Endpoint::parse(std::string_view url) {
   const auto bad = [&](const char* why) {
     return InvalidArgument("invalid endpoint URL '" + std::string(url) + "': " + why);
   };
+  // The host and path go into the request line and Host header verbatim.
+  if (std::any_of(url.begin(), url.end(), [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; }))
+    throw bad("contains a space or control character");
   Endpoint e;
   std::string_view rest;
   if (url.starts_with("https://")) {

@@ -4,7 +4,8 @@
 #include <openssl/x509_vfy.h>
 
 #include <condition_variable>
-#include <ctime>
+#include <algorithm>
+#include <charconv>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -40,7 +41,6 @@ namespace ssl = asio::ssl;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
-using Request = http::request<http::string_body>;
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 // BatchGetItem answers up to 16 MB; leave room for JSON overhead.
@@ -49,7 +49,12 @@ constexpr std::uint64_t kMaxResponseBody = 64ull << 20;
 // One keep-alive HTTP(S) connection. Not thread-safe: a connection belongs to
 // exactly one call at a time (the pools hand it out exclusively).
 struct Connection {
-  explicit Connection(asio::any_io_executor ex) : executor(std::move(ex)) {}
+  // Beast reads at most the buffer's free capacity (at least 512 bytes) per
+  // receive: room for a typical answer up front saves a receive call or two
+  // on every response.
+  static constexpr std::size_t kReadBuffer = 16 * 1024;
+
+  explicit Connection(asio::any_io_executor ex) : executor(std::move(ex)) { buffer.reserve(kReadBuffer); }
 
   void close() {
     tls.reset();
@@ -216,6 +221,39 @@ struct Exchange {
   std::string error_type;
 };
 
+// Reads one response straight into an Exchange, keeping only the two
+// headers a call needs: a generic response parser would allocate and index
+// every header field, on every request.
+class ResponseReader final : public http::basic_parser<false> {
+ public:
+  explicit ResponseReader(Exchange& x) : x_(x) { body_limit(kMaxResponseBody); }
+
+ private:
+  void on_request_impl(http::verb, beast::string_view, beast::string_view, int, beast::error_code&) override {}
+  void on_response_impl(int code, beast::string_view, int, beast::error_code&) override { x_.status = code; }
+  void on_field_impl(http::field, beast::string_view name, beast::string_view value, beast::error_code&) override {
+    if (beast::iequals(name, "x-amzn-RequestId"))
+      x_.request_id.assign(value.data(), value.size());
+    else if (beast::iequals(name, "x-amzn-ErrorType"))
+      x_.error_type.assign(value.data(), value.size());
+  }
+  void on_header_impl(beast::error_code&) override {}
+  void on_body_init_impl(const boost::optional<std::uint64_t>& length, beast::error_code&) override {
+    if (length) x_.body.reserve(static_cast<std::size_t>(*length));  // body_limit() has bounded it
+  }
+  std::size_t on_body_impl(beast::string_view part, beast::error_code&) override {
+    x_.body.append(part.data(), part.size());
+    return part.size();
+  }
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view part, beast::error_code& ec) override {
+    return on_body_impl(part, ec);
+  }
+  void on_finish_impl(beast::error_code&) override {}
+
+  Exchange& x_;
+};
+
 // Errors that mean "the server closed this idle connection before reading
 // our request": safe to resend on a fresh connection.
 bool stale_connection_error(const beast::error_code& ec) {
@@ -261,13 +299,47 @@ std::exception_ptr transport_failure(const Exchange& x, const std::string& where
       retryable));
 }
 
-std::string amz_date_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[17];
-  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return std::string(buf, 16);
+// x-amz-date for now, "YYYYMMDDTHHMMSSZ" in UTC; formatted once per second
+// and thread rather than on every request.
+std::string_view amz_date_now() {
+  namespace chr = std::chrono;
+  struct Cached {
+    chr::sys_seconds second{chr::seconds(-1)};
+    char text[16];
+  };
+  thread_local Cached cached;
+  const auto now = chr::floor<chr::seconds>(chr::system_clock::now());
+  if (now != cached.second) {
+    const auto day = chr::floor<chr::days>(now);
+    const chr::year_month_day ymd(day);
+    const chr::hh_mm_ss hms(now - day);
+    const auto digits = [](char* out, unsigned value, int n) {
+      for (int i = n - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
+    };
+    digits(cached.text, static_cast<unsigned>(static_cast<int>(ymd.year())), 4);
+    digits(cached.text + 4, static_cast<unsigned>(ymd.month()), 2);
+    digits(cached.text + 6, static_cast<unsigned>(ymd.day()), 2);
+    cached.text[8] = 'T';
+    digits(cached.text + 9, static_cast<unsigned>(hms.hours().count()), 2);
+    digits(cached.text + 11, static_cast<unsigned>(hms.minutes().count()), 2);
+    digits(cached.text + 13, static_cast<unsigned>(hms.seconds().count()), 2);
+    cached.text[15] = 'Z';
+    cached.second = now;
+  }
+  return {cached.text, sizeof cached.text};
+}
+
+// Settings that end up in header values: a line break there would let them
+// forge headers. The value itself is not quoted (it may be a credential).
+void check_header_text(std::string_view value, const char* what) {
+  const bool bad = std::any_of(value.begin(), value.end(), [](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+  });
+  if (bad) throw InvalidArgument(std::string(what) + " contains a control character");
+}
+
+void append_header(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name).append(": ").append(value).append("\r\n");
 }
 
 double jitter() {
@@ -304,18 +376,22 @@ class HttpDynamoClient::Impl {
         async_pool_(executor_, options_.max_connections),
         lanes_(options_.max_connections) {
     if (options_.max_connections == 0) throw InvalidArgument("HttpClientOptions::max_connections must be >= 1");
+    check_header_text(options_.user_agent, "HttpClientOptions::user_agent");
+    check_header_text(settings_.region, "the region");
+    check_header_text(settings_.credentials.access_key_id, "the access key id");
+    check_header_text(settings_.credentials.session_token, "the session token");
     if (settings_.endpoint.tls) tls_context_.emplace(make_tls_context(options_.tls));
   }
 
-  // Serializes and signs the call once; every attempt sends these bytes.
-  Request prepare(std::string_view operation, const json::object& request) {
+  // Serializes and signs the call once: the whole HTTP request, head and
+  // body, in one buffer that every attempt sends as it is.
+  std::string prepare(std::string_view operation, const json::object& request) {
     protocol::check_operation(operation);
-    Request req{http::verb::post, settings_.endpoint.path, 11};
-    std::string body = protocol::request_body(operation, request);
+    const std::string body = protocol::request_body(operation, request);
     std::string target;
     target.reserve(protocol::kTargetPrefix.size() + operation.size());
     target.append(protocol::kTargetPrefix).append(operation);
-    const std::string amz_date = amz_date_now();
+    const std::string_view amz_date = amz_date_now();
     const std::string payload_hash = sigv4::sha256_hex(body);
     const Credentials& creds = settings_.credentials;
     const sigv4::Header headers[] = {{"content-type", protocol::kContentType},
@@ -327,27 +403,34 @@ class HttpDynamoClient::Impl {
                                  std::span(headers, creds.session_token.empty() ? 4 : 5), payload_hash};
     const sigv4::Signed sig =
         sigv4::sign(to_sign, creds.access_key_id, signing_key(amz_date), amz_date, settings_.region, "dynamodb");
-    req.set(http::field::host, host_header_);
-    req.set(http::field::content_type, protocol::kContentType);
-    req.set("X-Amz-Target", target);
-    req.set("X-Amz-Date", amz_date);
-    if (!creds.session_token.empty()) req.set("X-Amz-Security-Token", creds.session_token);
-    req.set(http::field::authorization, sig.authorization);
-    req.set(http::field::user_agent, options_.user_agent);
-    req.body() = std::move(body);
-    req.prepare_payload();
-    return req;
+
+    char length[24];
+    const auto length_end = std::to_chars(length, length + sizeof length, body.size()).ptr;
+    std::string wire;
+    wire.reserve(400 + creds.session_token.size() + options_.user_agent.size() + body.size());
+    wire.append("POST ").append(settings_.endpoint.path).append(" HTTP/1.1\r\n");
+    append_header(wire, "Host", host_header_);
+    append_header(wire, "Content-Type", protocol::kContentType);
+    append_header(wire, "X-Amz-Target", target);
+    append_header(wire, "X-Amz-Date", amz_date);
+    if (!creds.session_token.empty()) append_header(wire, "X-Amz-Security-Token", creds.session_token);
+    append_header(wire, "Authorization", sig.authorization);
+    append_header(wire, "User-Agent", options_.user_agent);
+    append_header(wire, "Content-Length", std::string_view(length, length_end - length));
+    wire.append("\r\n").append(body);
+    return wire;
   }
 
   // The one implementation of a call: attempts, interpretation, retries.
   // Runs on whatever executor the source's connections use.
-  static asio::awaitable<json::value> perform(std::shared_ptr<Impl> self, Request req, ConnectionSource& source) {
+  static asio::awaitable<json::value> perform(std::shared_ptr<Impl> self, std::string request,
+                                              ConnectionSource& source) {
     for (int attempt = 1;; ++attempt) {
       FailureKind kind = FailureKind::Fatal;
       std::exception_ptr error;
       {
         Lease lease(source, co_await source.acquire());
-        Exchange x = co_await self->attempt(*lease, req);
+        Exchange x = co_await self->attempt(*lease, request);
         if (x.ec) {
           error = transport_failure(x, self->where_, &kind);
         } else {
@@ -382,7 +465,7 @@ class HttpDynamoClient::Impl {
   // One attempt over `c`, reconnecting first if needed. A failure on a
   // reused connection before any response byte means the server had closed
   // it while idle: resend once on a fresh connection.
-  asio::awaitable<Exchange> attempt(Connection& c, Request& req) {
+  asio::awaitable<Exchange> attempt(Connection& c, const std::string& request) {
     Exchange x;
     if (c.open && Clock::now() - c.idle_since > options_.max_idle) c.close();
     for (int pass = 0; pass < 2; ++pass) {
@@ -397,9 +480,9 @@ class HttpDynamoClient::Impl {
       x.stage = Stage::Exchange;
       bool got_some = false;
       if (c.tls)
-        co_await round_trip(*c.tls, c, req, x, got_some);
+        co_await round_trip(*c.tls, c, request, x, got_some);
       else
-        co_await round_trip(*c.tcp, c, req, x, got_some);
+        co_await round_trip(*c.tcp, c, request, x, got_some);
       if (!x.ec) {
         if (x.keep_alive)
           c.idle_since = Clock::now();
@@ -447,23 +530,18 @@ class HttpDynamoClient::Impl {
   }
 
   template <class Stream>
-  asio::awaitable<void> round_trip(Stream& stream, Connection& c, Request& req, Exchange& x, bool& got_some) {
+  asio::awaitable<void> round_trip(Stream& stream, Connection& c, const std::string& request, Exchange& x,
+                                   bool& got_some) {
     beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
     lowest.expires_after(options_.request_timeout);
-    auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
+    auto [wec, written] = co_await asio::async_write(stream, asio::buffer(request), use_tuple);
     if ((x.ec = wec)) co_return;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(kMaxResponseBody);
-    auto [rec, read] = co_await http::async_read(stream, c.buffer, parser, use_tuple);
-    got_some = parser.got_some();
+    ResponseReader reader(x);
+    auto [rec, read] = co_await http::async_read(stream, c.buffer, reader, use_tuple);
+    got_some = reader.got_some();
     if ((x.ec = rec)) co_return;
     lowest.expires_never();
-    http::response<http::string_body>& res = parser.get();
-    x.status = static_cast<int>(res.result_int());
-    x.keep_alive = res.keep_alive();
-    x.request_id = res["x-amzn-RequestId"];
-    x.error_type = res["x-amzn-ErrorType"];
-    x.body = std::move(res.body());
+    x.keep_alive = reader.keep_alive();
   }
 
   // The derived key changes once a day; deriving it costs four HMACs, so it
@@ -489,7 +567,7 @@ HttpDynamoClient::HttpDynamoClient(asio::any_io_executor executor, Settings sett
 HttpDynamoClient::~HttpDynamoClient() = default;
 
 json::value HttpDynamoClient::call(std::string_view operation, const json::object& request) {
-  Request req = impl_->prepare(operation, request);
+  std::string wire = impl_->prepare(operation, request);
   std::unique_ptr<Lane> lane = impl_->lanes_.take();
   // Returned even if co_spawn throws (bad_alloc): a lost lane is a lost slot.
   struct GiveBack {
@@ -499,7 +577,7 @@ json::value HttpDynamoClient::call(std::string_view operation, const json::objec
   } give_back{impl_->lanes_, lane};
   std::exception_ptr error;
   json::value response;
-  asio::co_spawn(lane->io, Impl::perform(impl_, std::move(req), *lane),
+  asio::co_spawn(lane->io, Impl::perform(impl_, std::move(wire), *lane),
                  [&](std::exception_ptr e, json::value v) {
                    error = e;
                    response = std::move(v);
@@ -511,14 +589,14 @@ json::value HttpDynamoClient::call(std::string_view operation, const json::objec
 }
 
 void HttpDynamoClient::do_async_call(std::string_view operation, const json::object& request, Handler handler) {
-  Request req;
+  std::string wire;
   try {
-    req = impl_->prepare(operation, request);
+    wire = impl_->prepare(operation, request);
   } catch (...) {
     asio::post(impl_->executor_, asio::append(std::move(handler), std::current_exception(), json::value()));
     return;
   }
-  asio::co_spawn(impl_->executor_, Impl::perform(impl_, std::move(req), impl_->async_pool_), std::move(handler));
+  asio::co_spawn(impl_->executor_, Impl::perform(impl_, std::move(wire), impl_->async_pool_), std::move(handler));
 }
 
 asio::any_io_executor HttpDynamoClient::executor() const { return impl_->executor_; }

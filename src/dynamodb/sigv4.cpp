@@ -1,6 +1,7 @@
 #include "dynamodb/sigv4.h"
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
@@ -42,11 +43,17 @@ void sha256(std::string_view data, unsigned char (&digest)[SHA256_DIGEST_LENGTH]
     openssl_failed("SHA-256");
 }
 
+// Keying an HMAC context precomputes the key's inner and outer pads. The
+// context remembers its last 32-byte key (a derived key: every request of a
+// day is signed with the same one) and is only re-keyed when the key changes.
 struct HmacContext {
   EVP_MAC* mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
   EVP_MAC_CTX* ctx = mac ? EVP_MAC_CTX_new(mac) : nullptr;
   bool digest_set = false;  // the digest parameter sticks to the context
+  bool keyed = false;       // ctx holds `key`
+  SigningKey key{};
   ~HmacContext() {
+    OPENSSL_cleanse(key.data(), key.size());
     EVP_MAC_CTX_free(ctx);
     EVP_MAC_free(mac);
   }
@@ -56,13 +63,22 @@ SigningKey hmac(const unsigned char* key, std::size_t key_len, std::string_view 
   thread_local HmacContext c;
   char digest_name[] = "SHA256";
   const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0), OSSL_PARAM_construct_end()};
+  const bool same_key = c.keyed && key_len == c.key.size() && CRYPTO_memcmp(key, c.key.data(), key_len) == 0;
+  if (!same_key) c.keyed = false;  // until the new key is in place
+  if (!c.ctx || !EVP_MAC_init(c.ctx, same_key ? nullptr : key, same_key ? 0 : key_len, c.digest_set ? nullptr : params))
+    openssl_failed("HMAC");
+  c.digest_set = true;
+  if (!same_key) {
+    c.keyed = key_len == c.key.size();
+    if (c.keyed) std::copy(key, key + key_len, c.key.begin());
+  }
   SigningKey out;
   std::size_t len = 0;
-  if (!c.ctx || !EVP_MAC_init(c.ctx, key, key_len, c.digest_set ? nullptr : params)) openssl_failed("HMAC");
-  c.digest_set = true;
   if (!EVP_MAC_update(c.ctx, reinterpret_cast<const unsigned char*>(data.data()), data.size()) ||
-      !EVP_MAC_final(c.ctx, out.data(), &len, out.size()))
+      !EVP_MAC_final(c.ctx, out.data(), &len, out.size())) {
+    c.keyed = false;  // the context's state is unknown now
     openssl_failed("HMAC");
+  }
   return out;
 }
 

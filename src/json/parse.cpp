@@ -21,6 +21,8 @@ struct PreciseHandler {
   static constexpr std::size_t max_key_size = bj::string::max_size();
   static constexpr std::size_t max_string_size = bj::string::max_size();
 
+  PreciseHandler(unsigned char* temp, std::size_t temp_size) : stack({}, temp, temp_size) {}
+
   bj::value_stack stack;
   std::string number;  // the text of a number split across parts
 
@@ -90,7 +92,9 @@ struct PreciseHandler {
 }  // namespace
 
 bj::value parse(std::string_view text, error_code& ec) {
-  bj::basic_parser<PreciseHandler> parser(bj::parse_options{});
+  // The value stack's scratch space: on the stack unless the document is big.
+  unsigned char temp[4096];
+  bj::basic_parser<PreciseHandler> parser(bj::parse_options{}, temp, sizeof temp);
   parser.handler().stack.reset();
   const std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
   if (!ec && used < text.size()) ec = bj::error::extra_data;

@@ -258,7 +258,9 @@ void write_json(std::string& out, const Event& ev) {
   out += '}';
 }
 
-void write_json(std::string& out, const Execution& e) {
+void write_json(std::string& out, const Execution& e) { write_json(out, e, e.version); }
+
+void write_json(std::string& out, const Execution& e, std::int64_t version) {
   out += '{';
   key(out, "id", true);
   json::write_string(out, e.id);
@@ -283,7 +285,7 @@ void write_json(std::string& out, const Execution& e) {
   key(out, "processed_events");
   out += std::to_string(e.processed_events);
   key(out, "version");
-  out += std::to_string(e.version);
+  out += std::to_string(version);
   key(out, "priority");
   out += std::to_string(e.priority);
   key(out, "parent_id");
@@ -309,10 +311,12 @@ void write_json(std::string& out, const Execution& e) {
   out += '}';
 }
 
-std::string to_json(const Execution& exe) {
+std::string to_json(const Execution& exe) { return to_json(exe, exe.version); }
+
+std::string to_json(const Execution& exe, std::int64_t version) {
   std::string out;
   out.reserve(512);
-  write_json(out, exe);
+  write_json(out, exe, version);
   return out;
 }
 

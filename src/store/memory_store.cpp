@@ -98,9 +98,10 @@ void MemoryStore::commit(Execution& exe, const Effects& effects) {
     throw AlreadyProcessed(exe.id, *effects.processed_event_id, exe.version);
 
   // Build everything that can fail before the first mutation.
-  Execution committed = exe;
-  committed.version = exe.version + 1;
-  Row new_row{to_json(committed), ExecutionSummary::of(committed)};
+  const std::int64_t new_version = exe.version + 1;
+  ExecutionSummary summary = ExecutionSummary::of(exe);
+  summary.version = new_version;
+  Row new_row{to_json(exe, new_version), std::move(summary)};
 
   s.executions.insert_or_assign(exe.id, std::move(new_row));
   for (const auto& emit : effects.emits) {
@@ -119,7 +120,7 @@ void MemoryStore::commit(Execution& exe, const Effects& effects) {
       s.timers.erase({exe.id, op.path});
   }
   if (effects.trace) s.append_trace_locked(exe.id, *effects.trace, trace_max);
-  exe.version = committed.version;
+  exe.version = new_version;
 }
 
 bool MemoryStore::is_processed(std::string_view execution_id, std::string_view event_id) {

@@ -303,15 +303,7 @@ void SqliteStore::commit(Execution& exe, const Effects& effects) {
   const std::int64_t trace_max = this->trace_max();
   // The stored JSON carries the committed version. exe.version itself moves
   // only once the transaction is committed, so every failure leaves it as is.
-  exe.version = expected + 1;
-  std::string data;
-  try {
-    data = to_json(exe);
-  } catch (...) {
-    exe.version = expected;
-    throw;
-  }
-  exe.version = expected;
+  const std::string data = to_json(exe, expected + 1);
   const EffectTexts texts(effects);
 
   std::lock_guard lock(impl_->mu);

@@ -157,5 +157,23 @@ TEST(SigV4, SignatureDependsOnEverySignedPart) {
                       .signature);
 }
 
+// The HMAC context keeps its last key between calls (MatchesAwsTestSuite
+// signs seven requests with one): switching keys and back must not reuse a
+// stale one.
+TEST(SigV4, SwitchingKeysAndBackSignsAsFresh) {
+  const SigningKey key = derive_key(kSecret, "20150830", "us-east-1", "service");
+  const Header h[] = {{"host", "example.amazonaws.com"}, {"x-amz-date", "20150830T123600Z"}};
+  const std::string hash = sha256_hex("");
+  const auto signature = [&](const SigningKey& k) {
+    return sign({"GET", "/", "", h, hash}, "AKIDEXAMPLE", k, "20150830T123600Z", "us-east-1", "service").signature;
+  };
+  const std::string expected = signature(key);
+  EXPECT_EQ(expected, kSuite[0].signature);  // get-vanilla
+  const SigningKey other = derive_key(kSecret, "20150831", "us-east-1", "service");
+  EXPECT_NE(signature(other), expected);
+  EXPECT_EQ(signature(key), expected);
+  EXPECT_EQ(signature(key), expected);
+}
+
 }  // namespace
 }  // namespace harel::dynamodb::sigv4

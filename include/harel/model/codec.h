@@ -6,6 +6,7 @@
 // DecodeError naming the field; stores turn that into CorruptRecord.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@ void write_json(std::string& out, const Execution& exe);
 void write_json(std::string& out, const Event& ev);
 std::string to_json(const Execution& exe);
 std::string to_json(const Event& ev);
+// `exe` as if its version were `version`: what a commit stores, without
+// copying the execution to bump its version.
+void write_json(std::string& out, const Execution& exe, std::int64_t version);
+std::string to_json(const Execution& exe, std::int64_t version);
 
 // Parses JSON text; raises DecodeError on malformed input.
 Execution parse_execution(std::string_view text);

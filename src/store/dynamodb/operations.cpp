@@ -49,6 +49,26 @@ std::string python_json(const bj::object& o) { return json::to_string(o, json::S
 
 // ------------------------------------------------------------------ requests
 
+void add_members(bj::object&) {}
+
+template <class Value, class... Rest>
+void add_members(bj::object& o, std::string_view name, Value&& value, Rest&&... rest) {
+  o.emplace(name, std::forward<Value>(value));
+  add_members(o, std::forward<Rest>(rest)...);
+}
+
+// {name: value, ...} from alternating names and values, moving the values
+// in. Boost.JSON's initializer lists copy every nested value (value_ref),
+// which for a commit would copy the execution's JSON once per nesting level.
+template <class... NamesAndValues>
+bj::object object_of(NamesAndValues&&... members) {
+  static_assert(sizeof...(members) % 2 == 0, "names and values alternate");
+  bj::object o;
+  o.reserve(sizeof...(members) / 2);
+  add_members(o, std::forward<NamesAndValues>(members)...);
+  return o;
+}
+
 bj::object key_of(std::string_view name, bj::value value) {
   bj::object key;
   key.emplace(name, std::move(value));
@@ -82,7 +102,7 @@ void project_data(bj::object& request) {
 }
 
 bj::object get_item(const std::string& table, bj::object key, bool consistent) {
-  bj::object request{{"TableName", table}, {"Key", std::move(key)}};
+  bj::object request = object_of("TableName", table, "Key", std::move(key));
   if (consistent) request["ConsistentRead"] = true;
   return request;
 }
@@ -120,11 +140,11 @@ std::int64_t max_trace_index(const bj::value& response) {
 }
 
 bj::object put(const std::string& table, bj::object item) {
-  return {{"Put", bj::object{{"TableName", table}, {"Item", std::move(item)}}}};
+  return object_of("Put", object_of("TableName", table, "Item", std::move(item)));
 }
 
 bj::object del(const std::string& table, bj::object key) {
-  return {{"Delete", bj::object{{"TableName", table}, {"Key", std::move(key)}}}};
+  return object_of("Delete", object_of("TableName", table, "Key", std::move(key)));
 }
 
 const bj::object* find_item(const bj::value& response) {
@@ -427,34 +447,30 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
   // The Execution Put carrying the CAS, always the transaction's first item.
   bj::array txn;
   {
-    Execution committed = exe;  // the stored JSON carries the committed version
-    committed.version = new_version;
-    bj::object item{{"id", av::S(exe.id)},
-                    {"data", av::S(to_json(committed))},
-                    {"version", av::N(new_version)},
-                    {"definition_id", av::S(exe.definition_id)}};
-    bj::object put_exe{{"TableName", tables_.executions}, {"Item", std::move(item)}};
+    bj::object put_exe = object_of("TableName", tables_.executions, "Item",
+                                   object_of("id", av::S(exe.id),
+                                             // the stored JSON carries the committed version
+                                             "data", av::S(to_json(exe, new_version)), "version", av::N(new_version),
+                                             "definition_id", av::S(exe.definition_id)));
     if (old_version == 0) {
       put_exe["ConditionExpression"] = "attribute_not_exists(id)";
     } else {
       put_exe["ConditionExpression"] = "version = :ov";
-      put_exe["ExpressionAttributeValues"] = {{":ov", av::N(old_version)}};
+      put_exe["ExpressionAttributeValues"] = object_of(":ov", av::N(old_version));
     }
-    txn.push_back(bj::object{{"Put", std::move(put_exe)}});
+    txn.push_back(object_of("Put", std::move(put_exe)));
   }
   // Outbox and spawn items get their seqs after the limits check; 0 holds the place.
   const std::size_t first_outbox = txn.size();
   for (const Emit& emit : effects.emits)
-    txn.push_back(put(tables_.outbox, {{"seq", av::N(0)},
-                                       {"target_id", emit.target_id ? av::S(*emit.target_id) : av::Null()},
-                                       {"event", av::S(to_json(emit.event))}}));
+    txn.push_back(put(tables_.outbox, object_of("seq", av::N(0), "target_id",
+                                                emit.target_id ? av::S(*emit.target_id) : av::Null(), "event",
+                                                av::S(to_json(emit.event)))));
   const std::size_t first_spawn = txn.size();
   for (const SpawnRequest& spawn : effects.spawns)
-    txn.push_back(put(tables_.spawns, {{"seq", av::N(0)},
-                                       {"parent_id", av::S(exe.id)},
-                                       {"child_id", av::S(spawn.child_id)},
-                                       {"root_path", av::S(spawn.root_path)},
-                                       {"context", av::S(python_json(spawn.context))}}));
+    txn.push_back(put(tables_.spawns, object_of("seq", av::N(0), "parent_id", av::S(exe.id), "child_id",
+                                                av::S(spawn.child_id), "root_path", av::S(spawn.root_path),
+                                                "context", av::S(python_json(spawn.context)))));
   // The dedupe mark is conditional: a BatchGetItem (load_for_event) is not
   // isolated from transactions, so two workers can both see an event as new;
   // the condition makes the second commit fail instead of applying it twice.
@@ -517,7 +533,7 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
     }
   }
 
-  Attempt transact{{"TransactWriteItems", {{"TransactItems", std::move(txn)}}}};
+  Attempt transact{{"TransactWriteItems", object_of("TransactItems", std::move(txn))}};
   const Outcome written = co_await transact;
   // TransactionCanceledException: a condition in the transaction failed;
   // ConditionalCheckFailedException: what older moto answers instead.
