@@ -213,7 +213,8 @@ TEST(Endpoint, ParsesAndRejects) {
   EXPECT_TRUE(Endpoint::parse("https://127.0.0.1:9000").is_local());
   EXPECT_EQ(Endpoint::parse("http://h:80/").host_header(), "h");
   for (const char* bad : {"ftp://x", "http://", "http://x:0", "http://x:99999", "http://x:12ab", "dynamodb",
-                          "http://user@host", "http://h/?q=1"})
+                          "http://user@host", "http://h/?q=1", "http://h/a b", "http://h\r\nX-Evil: 1/",
+                          "http://h:8000/\t"})
     EXPECT_THROW(Endpoint::parse(bad), InvalidArgument) << bad;
 }
 

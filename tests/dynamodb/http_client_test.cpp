@@ -274,6 +274,22 @@ TEST_F(HttpClientTest, CredentialsNeverAppearInErrors) {
   }
 }
 
+// They are written into the request head verbatim: a line break would let
+// them add headers of their own.
+TEST_F(HttpClientTest, HeaderBoundSettingsWithControlCharactersAreRejected) {
+  HttpClientOptions agent = fast_options();
+  agent.user_agent = "harel\r\nX-Evil: 1";
+  EXPECT_THROW(HttpDynamoClient(io.get_executor(), settings_for(server.url()), agent), InvalidArgument);
+  try {
+    HttpDynamoClient(io.get_executor(), settings_for(server.url(), "tok\nen-secret"), fast_options());
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("session token"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("secret")));
+  }
+  EXPECT_TRUE(server.requests().empty());
+}
+
 TEST_F(HttpClientTest, InvalidOperationIsRejectedBeforeSending) {
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), fast_options());
   EXPECT_THROW(client.call("Get\r\nItem", {}), InvalidArgument);
