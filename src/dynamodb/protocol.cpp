@@ -2,7 +2,6 @@
 
 #include <openssl/rand.h>
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -68,11 +67,7 @@ Interpreted interpret(int status, std::string_view body, std::string_view reques
                       std::string_view error_type_header) {
   Interpreted out;
   boost::system::error_code ec;
-  // The answer is read once and dropped whole: its nodes come from one
-  // arena, owned by the document, instead of one allocation each (a Scan
-  // page is thousands of them).
-  json::value doc = body.empty() ? json::value(json::object_kind)
-                                  : json::parse(body, ec, json::make_shared_resource<json::monotonic_resource>(body.size()));
+  json::value doc = body.empty() ? json::value(json::object_kind) : json::parse(body, ec);
   if (status >= 200 && status < 300) {
     if (ec || !doc.is_object()) {
       out.kind = FailureKind::Transient;  // a truncated or mangled answer: asking again can help

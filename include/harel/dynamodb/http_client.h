@@ -21,9 +21,6 @@
 //   every retry, so a commit whose answer was lost and that is sent again is
 //   applied once by DynamoDB and answered with success.
 // * No credential, session token or signature is ever put in an exception.
-// * A response document lives in a monotonic arena it owns (its storage()):
-//   it is meant to be read and dropped; parts moved into documents with the
-//   default storage are copied.
 //
 // Threading: the asynchronous path runs entirely on executor() — many calls
 // in flight over the pool, no thread hidden behind them (name resolution of a
