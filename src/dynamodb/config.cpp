@@ -207,7 +207,11 @@ Endpoint Endpoint::parse(std::string_view url) {
 }
 
 std::string Endpoint::host_header() const {
-  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::string h;
+  if (host.find(':') != std::string::npos)
+    h.append("[").append(host).append("]");  // an IPv6 literal
+  else
+    h = host;
   if (port != (tls ? 443 : 80)) h += ":" + std::to_string(port);
   return h;
 }

@@ -206,7 +206,7 @@ void AsyncDynamoDBStore::start_create(asio::any_io_executor executor, DynamoDBCo
   try {
     const auto& c = attempt->connect;
     auto client = std::make_shared<dynamodb::HttpDynamoClient>(
-        executor, dynamodb::resolve_settings({c.endpoint_url, c.region, std::nullopt, std::nullopt}));
+        executor, dynamodb::resolve_settings({c.endpoint_url, c.region, std::nullopt, std::nullopt}), c.http);
     attempt->store = std::make_unique<AsyncDynamoDBStore>(std::move(client), c.store);
     attempt->store->impl_->owns_client = true;
   } catch (...) {

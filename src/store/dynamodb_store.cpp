@@ -73,7 +73,7 @@ DynamoDBStore::~DynamoDBStore() = default;
 std::unique_ptr<DynamoDBStore> DynamoDBStore::create(const DynamoDBConnect& connect) {
   const auto settings = dynamodb::resolve_settings({connect.endpoint_url, connect.region, std::nullopt, std::nullopt});
   auto context = std::make_shared<boost::asio::io_context>();
-  auto client = std::make_shared<dynamodb::HttpDynamoClient>(context->get_executor(), settings);
+  auto client = std::make_shared<dynamodb::HttpDynamoClient>(context->get_executor(), settings, connect.http);
   auto store = std::make_unique<DynamoDBStore>(std::move(client), connect.store);
   store->impl_->owned_context = std::move(context);
   // A local server may still be starting: retry until it answers.

@@ -8,9 +8,11 @@
 
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <initializer_list>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/json/serialize.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include "harel/dynamodb/http_client.h"
 #include "harel/errors.h"
 #include "harel/model/codec.h"
+#include "harel/store/async_dynamodb_store.h"
 #include "harel/store/dynamodb_store.h"
 #include "harel/store/memory_store.h"
 #include "harel/store/sqlite_store.h"
@@ -267,6 +270,22 @@ TEST(BadInput, AnInvalidPrefixFailsBeforeAnyConnectionIsTried) {
   connect.store.prefix = "no spaces";
   const auto started = std::chrono::steady_clock::now();
   EXPECT_THAT(thrown<InvalidArgument>([&] { DynamoDBStore::create(connect); }).what(), HasSubstr("'no spaces'"));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+}
+
+// create() builds its HTTP client from DynamoDBConnect::http: an unusable
+// option fails at once, before any connection is tried, on both stores.
+TEST(BadInput, UnusableHttpOptionsFailCreateBeforeAnyConnectionIsTried) {
+  DynamoDBConnect connect;
+  connect.endpoint_url = "http://127.0.0.1:1";  // nothing listens: create would retry for 10 s
+  connect.http.max_connections = 0;
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_THAT(thrown<InvalidArgument>([&] { DynamoDBStore::create(connect); }).what(), HasSubstr("max_connections"));
+  boost::asio::io_context io;
+  std::future<std::unique_ptr<AsyncDynamoDBStore>> created =
+      AsyncDynamoDBStore::async_create(io.get_executor(), connect, boost::asio::use_future);
+  io.run();
+  EXPECT_THAT(thrown<InvalidArgument>([&] { created.get(); }).what(), HasSubstr("max_connections"));
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
 }
 

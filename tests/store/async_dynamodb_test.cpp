@@ -86,15 +86,16 @@ class FutureAdapter final : public ExecutionStore {
   std::unique_ptr<AsyncDynamoDBStore> store_;
 };
 
-StoreFactory async_factory(std::string name, std::string (*endpoint)()) {
+StoreFactory async_factory(std::string name, std::string (*endpoint)(), bool atomic_under_concurrency) {
   return {std::move(name), [endpoint] { return std::make_unique<FutureAdapter>(endpoint()); },
           [endpoint](ExecutionStore& store, const std::string& id, const std::string& raw) {
             put_raw_execution_data(endpoint(), dynamic_cast<FutureAdapter&>(store).prefix(), id, raw);
-          }};
+          },
+          atomic_under_concurrency};
 }
 
-HAREL_INSTANTIATE_STORE_CONTRACT(AsyncDynamoDBLocal, async_factory("AsyncDynamoDBLocal", dynamodb_local_endpoint));
-HAREL_INSTANTIATE_STORE_CONTRACT(AsyncMoto, async_factory("AsyncMoto", moto_endpoint));
+HAREL_INSTANTIATE_STORE_CONTRACT(AsyncDynamoDBLocal, async_factory("AsyncDynamoDBLocal", dynamodb_local_endpoint, true));
+HAREL_INSTANTIATE_STORE_CONTRACT(AsyncMoto, async_factory("AsyncMoto", moto_endpoint, false));
 
 // ------------------------------------------------------------------ one thread, many requests
 

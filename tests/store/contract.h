@@ -23,6 +23,12 @@ struct StoreFactory {
   // Overwrites the stored `data` of execution `id` with `raw`, bypassing the
   // store's checks; empty for a backend without a storage format to corrupt.
   std::function<void(ExecutionStore& store, const std::string& id, const std::string& raw)> corrupt;
+  // Whether the server applies concurrent conditional transactions
+  // atomically. moto_server does not: its TransactWriteItems deep-copies the
+  // tables first and, when a condition fails, puts that copy back — undoing
+  // whatever a concurrent request committed meanwhile (a reported success
+  // then vanishes). Concurrency is asserted against the servers that do.
+  bool atomic_under_concurrency = true;
 };
 
 // gtest prints parameters in test listings; a factory is known by its name.

@@ -8,7 +8,7 @@
 namespace harel::testing {
 namespace {
 
-StoreFactory dynamodb_factory(std::string name, std::string (*endpoint)()) {
+StoreFactory dynamodb_factory(std::string name, std::string (*endpoint)(), bool atomic_under_concurrency) {
   StoreFactory f;
   f.name = name;
   f.make = [endpoint, name] {
@@ -20,11 +20,12 @@ StoreFactory dynamodb_factory(std::string name, std::string (*endpoint)()) {
   f.corrupt = [endpoint](ExecutionStore& store, const std::string& id, const std::string& raw) {
     put_raw_execution_data(endpoint(), dynamic_cast<DynamoDBStore&>(store).prefix(), id, raw);
   };
+  f.atomic_under_concurrency = atomic_under_concurrency;
   return f;
 }
 
-HAREL_INSTANTIATE_STORE_CONTRACT(DynamoDBLocal, dynamodb_factory("DynamoDBLocal", dynamodb_local_endpoint));
-HAREL_INSTANTIATE_STORE_CONTRACT(Moto, dynamodb_factory("Moto", moto_endpoint));
+HAREL_INSTANTIATE_STORE_CONTRACT(DynamoDBLocal, dynamodb_factory("DynamoDBLocal", dynamodb_local_endpoint, true));
+HAREL_INSTANTIATE_STORE_CONTRACT(Moto, dynamodb_factory("Moto", moto_endpoint, false));
 
 }  // namespace
 }  // namespace harel::testing

@@ -32,34 +32,14 @@
 // Both paths therefore keep their own pool of up to max_connections.
 #pragma once
 
-#include <chrono>
-#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "harel/dynamodb/client.h"
 #include "harel/dynamodb/config.h"
-#include "harel/dynamodb/retry.h"
+#include "harel/dynamodb/http_options.h"
 
 namespace harel::dynamodb {
-
-struct TlsOptions {
-  bool verify_peer = true;  // chain + host name; false only for throwaway test setups
-  std::string ca_file;      // a PEM file trusted in addition to the system store
-  std::string ca_pem;       // PEM text trusted in addition to the system store
-};
-
-struct HttpClientOptions {
-  std::size_t max_connections = 16;  // per path (async / blocking), >= 1
-  std::chrono::milliseconds connect_timeout{3'000};
-  std::chrono::milliseconds request_timeout{10'000};
-  // A pooled connection idle for longer is closed instead of reused: servers
-  // drop idle keep-alive connections, and racing that drop costs a resend.
-  std::chrono::milliseconds max_idle{30'000};
-  RetryOptions retry;
-  TlsOptions tls;
-  std::string user_agent = "harel-cpp";
-};
 
 class HttpDynamoClient final : public DynamoClient {
  public:

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "harel/dynamodb/http_options.h"
 #include "harel/store/execution_store.h"
 
 namespace harel {
@@ -46,6 +47,7 @@ struct DynamoDBConnect {
   std::optional<std::string> endpoint_url;  // e.g. "http://127.0.0.1:8000"; none = real AWS
   std::optional<std::string> region;
   DynamoDBStoreOptions store;
+  dynamodb::HttpClientOptions http;  // the client create() builds: pool size, timeouts, retries, TLS
   int connect_retries = 20;  // attempts to reach the endpoint before giving up
   std::chrono::milliseconds retry_delay{500};
 };
