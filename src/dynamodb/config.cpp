@@ -212,7 +212,7 @@ std::string Endpoint::host_header() const {
     h.append("[").append(host).append("]");  // an IPv6 literal
   else
     h = host;
-  if (port != (tls ? 443 : 80)) h += ":" + std::to_string(port);
+  if (port != (tls ? 443 : 80)) h.append(":").append(std::to_string(port));
   return h;
 }
 
