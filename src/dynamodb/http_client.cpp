@@ -3,9 +3,9 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include <condition_variable>
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <optional>

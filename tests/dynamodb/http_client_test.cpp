@@ -27,6 +27,7 @@
 #include "harel/dynamodb/attribute_value.h"
 #include "harel/dynamodb/errors.h"
 #include "harel/errors.h"
+#include "support/thrown.h"
 
 namespace harel::dynamodb {
 namespace {
@@ -34,6 +35,7 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
+using harel::testing::thrown;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 using ::testing::Not;
@@ -72,20 +74,6 @@ json::object get_item_request() {
 
 std::string throttle_body() {
   return R"({"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate exceeded"})";
-}
-
-template <class E, class F>
-E expect_throw(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "unexpected exception: " << e.what();
-    throw;
-  }
-  ADD_FAILURE() << "no exception";
-  throw std::logic_error("no exception");
 }
 
 class HttpClientTest : public ::testing::Test {
@@ -131,7 +119,7 @@ TEST_F(HttpClientTest, ErrorResponseIsATypedErrorAndNotRetried) {
   server.script({FakeServer::respond(
       400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed"})")});
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), fast_options());
-  const DynamoError e = expect_throw<DynamoError>([&] { client.call("PutItem", get_item_request()); });
+  const DynamoError e = thrown<DynamoError>([&] { client.call("PutItem", get_item_request()); });
   EXPECT_EQ(e.code(), "ConditionalCheckFailedException");
   EXPECT_EQ(e.service_message(), "The conditional request failed");
   EXPECT_EQ(e.http_status(), 400);
@@ -148,8 +136,8 @@ TEST_F(HttpClientTest, ValidationAndTransactionCancellationAreNeverRetried) {
   HttpClientOptions o = fast_options();
   o.retry.max_attempts = 5;
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), o);
-  EXPECT_EQ(expect_throw<DynamoError>([&] { client.call("PutItem", {}); }).code(), "ValidationException");
-  const DynamoError t = expect_throw<DynamoError>([&] { client.call("TransactWriteItems", {}); });
+  EXPECT_EQ(thrown<DynamoError>([&] { client.call("PutItem", {}); }).code(), "ValidationException");
+  const DynamoError t = thrown<DynamoError>([&] { client.call("TransactWriteItems", {}); });
   EXPECT_EQ(t.code(), "TransactionCanceledException");
   EXPECT_EQ(t.body().at("CancellationReasons").as_array().size(), 1u);
   EXPECT_EQ(server.requests().size(), 2u);
@@ -171,7 +159,7 @@ TEST_F(HttpClientTest, GivesUpAfterMaxAttemptsWithTheLastError) {
   server.script({FakeServer::respond(400, throttle_body()), FakeServer::respond(400, throttle_body()),
                  FakeServer::respond(400, throttle_body()), FakeServer::respond(200, "{}")});
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), fast_options());  // 3 attempts
-  const DynamoError e = expect_throw<DynamoError>([&] { client.call("GetItem", get_item_request()); });
+  const DynamoError e = thrown<DynamoError>([&] { client.call("GetItem", get_item_request()); });
   EXPECT_EQ(e.code(), "ThrottlingException");
   EXPECT_TRUE(e.retryable());
   EXPECT_EQ(server.requests().size(), 3u);
@@ -229,7 +217,7 @@ TEST_F(HttpClientTest, RequestTimeoutIsARetryableTransportError) {
   o.retry.max_attempts = 1;
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), o);
   const auto start = std::chrono::steady_clock::now();
-  const TransportError e = expect_throw<TransportError>([&] { client.call("GetItem", get_item_request()); });
+  const TransportError e = thrown<TransportError>([&] { client.call("GetItem", get_item_request()); });
   EXPECT_EQ(e.code(), "RequestTimeout");
   EXPECT_TRUE(e.retryable());
   EXPECT_EQ(e.http_status(), 0);
@@ -255,7 +243,7 @@ TEST(HttpClient, ConnectionRefusedIsRetriedThenReported) {
   asio::io_context io;
   HttpDynamoClient client(io.get_executor(), settings_for("http://127.0.0.1:" + std::to_string(port)),
                           fast_options());
-  const TransportError e = expect_throw<TransportError>([&] { client.call("GetItem", get_item_request()); });
+  const TransportError e = thrown<TransportError>([&] { client.call("GetItem", get_item_request()); });
   EXPECT_EQ(e.code(), "ConnectFailed");
   EXPECT_TRUE(e.retryable());
   EXPECT_EQ(e.error().value(), ECONNREFUSED);
@@ -264,7 +252,7 @@ TEST(HttpClient, ConnectionRefusedIsRetriedThenReported) {
 TEST_F(HttpClientTest, CredentialsNeverAppearInErrors) {
   server.script({FakeServer::respond(403, R"({"__type":"UnrecognizedClientException","message":"bad token"})")});
   HttpDynamoClient client(io.get_executor(), settings_for(server.url(), kToken), fast_options());
-  const DynamoError e = expect_throw<DynamoError>([&] { client.call("GetItem", get_item_request()); });
+  const DynamoError e = thrown<DynamoError>([&] { client.call("GetItem", get_item_request()); });
   const std::string authorization = server.requests().at(0).headers.at("authorization");
   const std::string signature = authorization.substr(authorization.rfind('=') + 1);
   for (const std::string& what : {std::string(e.what()), json::serialize(e.body())}) {
@@ -479,7 +467,7 @@ TEST(HttpClientTls, SelfSignedServerIsRejectedByDefault) {
   FakeServer server(&ctx);
   asio::io_context io;
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), fast_options());
-  const TransportError e = expect_throw<TransportError>([&] { client.call("GetItem", get_item_request()); });
+  const TransportError e = thrown<TransportError>([&] { client.call("GetItem", get_item_request()); });
   EXPECT_EQ(e.code(), "TlsFailed");
   EXPECT_FALSE(e.retryable());  // not retried: it would fail the same way
   EXPECT_THAT(e.what(), HasSubstr("certificate verify failed"));
@@ -513,7 +501,7 @@ TEST(HttpClientTls, TrustedCaWithWrongHostNameIsRejected) {
   HttpClientOptions o = fast_options();
   o.tls.ca_file = files.cert();
   HttpDynamoClient client(io.get_executor(), settings_for(server.url()), o);
-  EXPECT_EQ(expect_throw<TransportError>([&] { client.call("GetItem", get_item_request()); }).code(), "TlsFailed");
+  EXPECT_EQ(thrown<TransportError>([&] { client.call("GetItem", get_item_request()); }).code(), "TlsFailed");
   EXPECT_TRUE(server.requests().empty());
 }
 

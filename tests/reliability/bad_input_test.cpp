@@ -30,6 +30,7 @@
 #include "reliability/raw_http_server.h"
 #include "support/servers.h"
 #include "support/temp_dir.h"
+#include "support/thrown.h"
 #include "util/base64.h"
 
 namespace harel::testing {
@@ -42,16 +43,6 @@ using dynamodb::TransportError;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-template <class E, class F>
-E thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  throw std::runtime_error("the expected exception was not raised");
-}
 
 // A DynamoDBStore on DynamoDB Local (own prefix) plus a raw client to look
 // under it and to write what the store never would.

@@ -25,6 +25,7 @@
 #include "harel/errors.h"
 #include "store/contract.h"
 #include "support/temp_dir.h"
+#include "support/thrown.h"
 
 namespace harel::testing {
 namespace {
@@ -274,16 +275,6 @@ TEST_F(SqliteStoreTest, AClosedStoreRefusesCalls) {
 
 // ------------------------------------------------------------------ corrupt rows
 
-template <class F>
-CorruptRecord corrupt_record_from(F&& f) {
-  try {
-    f();
-  } catch (const CorruptRecord& c) {
-    return c;
-  }
-  throw std::runtime_error("expected CorruptRecord");
-}
-
 TEST_F(SqliteStoreTest, CorruptRowsNameTheirTableAndKey) {
   SqliteStore store(path_);
   Execution e = make_execution("x1");
@@ -298,19 +289,19 @@ TEST_F(SqliteStoreTest, CorruptRowsNameTheirTableAndKey) {
   raw.query("UPDATE spawns SET context = '[1]'");
   raw.query("UPDATE trace SET entry = 'nope'");
 
-  auto c = corrupt_record_from([&] { store.load("x1"); });
+  auto c = thrown<CorruptRecord>([&] { store.load("x1"); });
   EXPECT_EQ(c.table(), "executions");
   EXPECT_EQ(c.key(), "x1");
-  c = corrupt_record_from([&] { store.load_for_event("x1", "ev"); });
+  c = thrown<CorruptRecord>([&] { store.load_for_event("x1", "ev"); });
   EXPECT_EQ(c.key(), "x1");
-  c = corrupt_record_from([&] { store.list_executions({}); });
+  c = thrown<CorruptRecord>([&] { store.list_executions({}); });
   EXPECT_EQ(c.key(), "x1");
-  c = corrupt_record_from([&] { store.pending_outbox(); });
+  c = thrown<CorruptRecord>([&] { store.pending_outbox(); });
   EXPECT_EQ(c.table(), "outbox");
   EXPECT_EQ(c.key(), raw.query("SELECT seq FROM outbox"));
-  c = corrupt_record_from([&] { store.pending_spawns(); });
+  c = thrown<CorruptRecord>([&] { store.pending_spawns(); });
   EXPECT_EQ(c.table(), "spawns");
-  c = corrupt_record_from([&] { store.read_trace("x1"); });
+  c = thrown<CorruptRecord>([&] { store.read_trace("x1"); });
   EXPECT_EQ(c.table(), "trace");
   EXPECT_EQ(c.key(), "x1/0");
 }

@@ -69,30 +69,18 @@ bj::object object_of(NamesAndValues&&... members) {
   return o;
 }
 
-bj::object key_of(std::string_view name, bj::value value) {
-  bj::object key;
-  key.emplace(name, std::move(value));
-  return key;
-}
-
-bj::object execution_key(std::string_view id) { return key_of("id", av::S(id)); }
+bj::object execution_key(std::string_view id) { return object_of("id", av::S(id)); }
 
 bj::object processed_key(std::string_view execution_id, std::string_view event_id) {
-  bj::object key = key_of("execution_id", av::S(execution_id));
-  key.emplace("event_id", av::S(event_id));
-  return key;
+  return object_of("execution_id", av::S(execution_id), "event_id", av::S(event_id));
 }
 
 bj::object timer_key(std::string_view execution_id, std::string_view path) {
-  bj::object key = key_of("execution_id", av::S(execution_id));
-  key.emplace("path", av::S(path));
-  return key;
+  return object_of("execution_id", av::S(execution_id), "path", av::S(path));
 }
 
 bj::object trace_key(std::string_view execution_id, std::int64_t idx) {
-  bj::object key = key_of("execution_id", av::S(execution_id));
-  key.emplace("idx", av::N(idx));
-  return key;
+  return object_of("execution_id", av::S(execution_id), "idx", av::N(idx));
 }
 
 // The `data` projection: `data` is a DynamoDB reserved word, hence the alias.
@@ -602,7 +590,7 @@ CallSequence<std::vector<OutboxEntry>> Operations::pending_outbox() const {
 }
 
 CallSequence<Done> Operations::ack_outbox(std::int64_t seq) const {
-  DynamoCall ack{"DeleteItem", {{"TableName", tables_.outbox}, {"Key", key_of("seq", av::N(seq))}}};
+  DynamoCall ack{"DeleteItem", {{"TableName", tables_.outbox}, {"Key", object_of("seq", av::N(seq))}}};
   co_await ack;
   co_return Done{};
 }
@@ -624,7 +612,7 @@ CallSequence<std::vector<SpawnEntry>> Operations::pending_spawns() const {
 }
 
 CallSequence<Done> Operations::ack_spawn(std::int64_t seq) const {
-  DynamoCall ack{"DeleteItem", {{"TableName", tables_.spawns}, {"Key", key_of("seq", av::N(seq))}}};
+  DynamoCall ack{"DeleteItem", {{"TableName", tables_.spawns}, {"Key", object_of("seq", av::N(seq))}}};
   co_await ack;
   co_return Done{};
 }
