@@ -13,6 +13,8 @@ using Clock = std::chrono::steady_clock;
 
 struct Usage {
   double cpu_seconds;
+  double user_seconds;
+  long voluntary_switches;
   long max_rss_kb;
 };
 
@@ -20,7 +22,7 @@ Usage usage() {
   rusage r{};
   getrusage(RUSAGE_SELF, &r);
   const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-  return {seconds(r.ru_utime) + seconds(r.ru_stime), r.ru_maxrss};
+  return {seconds(r.ru_utime) + seconds(r.ru_stime), seconds(r.ru_utime), r.ru_nvcsw, r.ru_maxrss};
 }
 
 // The raw ceiling's requests: what the store sends for this run.
@@ -150,7 +152,10 @@ Result measure(Workload& workload, const Mode& mode, Stores& stores, DataGenerat
   r.ops_per_s = static_cast<double>(ops) / seconds;
   r.p50_us = recorder.quantile_ns(0.50) / 1e3;
   r.p99_us = recorder.quantile_ns(0.99) / 1e3;
-  r.cpu_us_per_op = (u1.cpu_seconds - u0.cpu_seconds) * 1e6 / static_cast<double>(ops);
+  const auto per_op = [&](double total) { return total / static_cast<double>(ops); };
+  r.cpu_us_per_op = per_op((u1.cpu_seconds - u0.cpu_seconds) * 1e6);
+  r.user_us_per_op = per_op((u1.user_seconds - u0.user_seconds) * 1e6);
+  r.wakeups_per_op = per_op(static_cast<double>(u1.voluntary_switches - u0.voluntary_switches));
   r.peak_rss_kb = u1.max_rss_kb;
   return r;
 }

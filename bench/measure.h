@@ -40,6 +40,14 @@ struct Result {
   // getrusage(RUSAGE_SELF) user + system of this process over the measured
   // loop, per operation. The server runs in another process: not included.
   double cpu_us_per_op = 0;
+  // The user-space part alone: what the client's own code costs. The rest
+  // is the kernel's, mostly loopback TCP (the receiver's side is charged to
+  // the sender) and waking the event loop when an answer arrives.
+  double user_us_per_op = 0;
+  // Times per operation the event loop slept and was woken (voluntary
+  // context switches): each costs kernel CPU, and a server slower than the
+  // client makes it sleep once per answer.
+  double wakeups_per_op = 0;
   long peak_rss_kb = 0;  // ru_maxrss: the process's peak so far
 };
 

@@ -30,19 +30,19 @@ std::vector<std::string> workloads_of(const std::vector<Result>& results) {
 }  // namespace
 
 void print_table(std::FILE* out, const std::vector<Result>& results) {
-  std::fprintf(out, "| %-14s | %-9s | %9s | %9s | %9s | %10s | %8s | %7s | %6s |\n", "workload", "mode", "ops/s",
-               "p50 ms", "p99 ms", "CPU us/op", "RSS MB", "vs raw", "errors");
-  std::fprintf(out, "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(16, '-').c_str(), std::string(11, '-').c_str(),
-               std::string(10, '-').append(":").c_str(), std::string(10, '-').append(":").c_str(),
-               std::string(10, '-').append(":").c_str(), std::string(11, '-').append(":").c_str(),
-               std::string(9, '-').append(":").c_str(), std::string(8, '-').append(":").c_str(),
-               std::string(7, '-').append(":").c_str());
+  std::fprintf(out, "| %-14s | %-9s | %9s | %9s | %9s | %10s | %9s | %8s | %8s | %7s | %6s |\n", "workload", "mode",
+               "ops/s", "p50 ms", "p99 ms", "CPU us/op", "user us", "wakeups", "RSS MB", "vs raw", "errors");
+  const auto rule = [](int width) { return std::string(width, '-').append(":"); };
+  std::fprintf(out, "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(16, '-').c_str(), std::string(11, '-').c_str(),
+               rule(10).c_str(), rule(10).c_str(), rule(10).c_str(), rule(11).c_str(), rule(10).c_str(),
+               rule(9).c_str(), rule(9).c_str(), rule(8).c_str(), rule(7).c_str());
   for (const Result& r : results) {
     char share[16] = "";
     if (auto s = share_of_raw(results, r)) std::snprintf(share, sizeof share, "%.0f %%", *s * 100);
-    std::fprintf(out, "| %-14s | %-9s | %9.0f | %9.2f | %9.2f | %10.1f | %8.1f | %7s | %6zu |\n", r.workload.c_str(),
-                 r.mode.name().c_str(), r.ops_per_s, r.p50_us / 1e3, r.p99_us / 1e3, r.cpu_us_per_op,
-                 static_cast<double>(r.peak_rss_kb) / 1024, share, r.errors);
+    std::fprintf(out, "| %-14s | %-9s | %9.0f | %9.2f | %9.2f | %10.1f | %9.1f | %8.2f | %8.1f | %7s | %6zu |\n",
+                 r.workload.c_str(), r.mode.name().c_str(), r.ops_per_s, r.p50_us / 1e3, r.p99_us / 1e3,
+                 r.cpu_us_per_op, r.user_us_per_op, r.wakeups_per_op, static_cast<double>(r.peak_rss_kb) / 1024,
+                 share, r.errors);
   }
   for (const Result& r : results)
     if (r.errors) std::fprintf(out, "%s %s: %zu errors, first: %s\n", r.workload.c_str(), r.mode.name().c_str(), r.errors,
@@ -90,6 +90,8 @@ boost::json::object to_json(boost::json::object config, const std::vector<Result
                             {"p50_us", r.p50_us},
                             {"p99_us", r.p99_us},
                             {"cpu_us_per_op", r.cpu_us_per_op},
+                            {"user_us_per_op", r.user_us_per_op},
+                            {"wakeups_per_op", r.wakeups_per_op},
                             {"peak_rss_kb", r.peak_rss_kb}};
     if (auto s = share_of_raw(results, r)) row["share_of_raw"] = *s;
     if (r.errors) row["first_error"] = r.first_error;
