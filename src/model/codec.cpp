@@ -83,17 +83,19 @@ bj::object& as_object(bj::value& v, std::string_view where) {
   return v.get_object();
 }
 
-// Reads the fields of one JSON object, remembering which it consumed so the
-// rest can be kept as `extra`. Objects and values are moved out of the
-// document, not copied: it was parsed for this decoding only.
+// Reads the fields of one JSON object, remembering which it consumed (by
+// position, so keeping the rest is one pass) so the rest can be kept as
+// `extra`. Objects and values are moved out of the document, not copied: it
+// was parsed for this decoding only.
 class Fields {
  public:
-  Fields(bj::object& obj, std::string_view where) : obj_(obj), where_(where) {}
+  Fields(bj::object& obj, std::string_view where) : obj_(obj), where_(where), consumed_(obj.size(), false) {}
 
   bj::value* find(std::string_view name) {
-    seen_.push_back(name);
     auto it = obj_.find(name);
-    return it == obj_.end() ? nullptr : &it->value();
+    if (it == obj_.end()) return nullptr;
+    consumed_[static_cast<std::size_t>(it - obj_.begin())] = true;
+    return &it->value();
   }
 
   std::string string(std::string_view name, bool required, std::string fallback = {}) {
@@ -148,10 +150,10 @@ class Fields {
   // Everything not read above, in document order.
   bj::object rest() {
     bj::object extra;
-    for (auto& kv : obj_) {
-      bool known = false;
-      for (auto s : seen_) known = known || s == kv.key();
-      if (!known) extra.emplace(kv.key(), std::move(kv.value()));
+    for (std::size_t i = 0; i < obj_.size(); ++i) {
+      if (consumed_[i]) continue;
+      auto& kv = obj_.begin()[i];
+      extra.emplace(kv.key(), std::move(kv.value()));
     }
     return extra;
   }
@@ -159,7 +161,7 @@ class Fields {
  private:
   bj::object& obj_;
   std::string where_;
-  std::vector<std::string_view> seen_;
+  std::vector<bool> consumed_;  // by position in obj_, which is not modified
 };
 
 ChildState take_child(bj::value& v, std::string_view where) {
