@@ -232,7 +232,7 @@ class ResponseReader final : public http::basic_parser<false> {
   void on_request_impl(http::verb, beast::string_view, beast::string_view, int, beast::error_code&) override {}
   void on_response_impl(int code, beast::string_view, int, beast::error_code&) override { x_.status = code; }
   void on_field_impl(http::field, beast::string_view name, beast::string_view value, beast::error_code&) override {
-    if (x_.status >= 200 && x_.status < 300) return;  // the status line came first
+    if (protocol::success_status(x_.status)) return;  // the status line came first
     if (beast::iequals(name, "x-amzn-RequestId"))
       x_.request_id.assign(value.data(), value.size());
     else if (beast::iequals(name, "x-amzn-ErrorType"))

@@ -68,7 +68,7 @@ Interpreted interpret(int status, std::string_view body, std::string_view reques
   Interpreted out;
   boost::system::error_code ec;
   json::value doc = body.empty() ? json::value(json::object_kind) : json::parse(body, ec);
-  if (status >= 200 && status < 300) {
+  if (success_status(status)) {
     if (ec || !doc.is_object()) {
       out.kind = FailureKind::Transient;  // a truncated or mangled answer: asking again can help
       out.error = std::make_exception_ptr(

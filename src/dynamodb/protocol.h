@@ -37,6 +37,10 @@ struct Interpreted {
   FailureKind kind = FailureKind::Fatal;  // how the retry policy sees the error
 };
 
+// Whether an HTTP status is a successful answer: interpret() then reads the
+// body as the response, and needs neither the request id nor the error type.
+constexpr bool success_status(int status) { return status >= 200 && status < 300; }
+
 // `error_type_header` is x-amzn-ErrorType (used when the body has no
 // __type), `request_id` x-amzn-RequestId; both may be empty.
 Interpreted interpret(int status, std::string_view body, std::string_view request_id,
