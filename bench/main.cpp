@@ -4,7 +4,9 @@
 // ops/s, p50/p99 latency, client CPU per operation and peak RSS, and compares
 // the async store with a raw ceiling: the very requests the store sends,
 // captured beforehand, sent by the bare HTTP client at the same concurrency
-// on the same single thread. Without --endpoint it starts DynamoDB Local
+// on the same single thread. Every mode runs once per round (--rounds); the
+// table shows medians, and each async-N ÷ raw-N ratio is taken within a round
+// (report.h says why). Without --endpoint it starts DynamoDB Local
 // (scripts/install-deps.sh --test installs it) on a free loopback port.
 //
 // A driver of its own rather than Google Benchmark: the runs are fixed
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
   using namespace harel::bench;
   CLI::App app("harel_bench: DynamoDBStore / AsyncDynamoDBStore against a DynamoDB endpoint");
   std::string endpoint;
-  std::size_t ops = 2000;
+  std::size_t ops = 1000;
+  std::size_t rounds = 3;
   std::string workloads = "insert,update,load,load_for_event,list,relay";
   // Each async mode beside its raw ceiling: the two compared run back to back.
   std::string modes = "sync,async-1,raw-1,async-16,raw-16,async-64,raw-64";
@@ -53,6 +56,9 @@ int main(int argc, char** argv) {
   std::string json_path;
   app.add_option("--endpoint", endpoint, "DynamoDB endpoint URL (default: start DynamoDB Local)");
   app.add_option("--ops", ops, "operations per workload and mode")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--rounds", rounds, "times every mode runs, the modes of a round back to back (the table: medians)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--workloads", workloads, "comma-separated: " + workloads)->capture_default_str();
   app.add_option("--modes", modes, "comma-separated: sync, async-N, raw-N")->capture_default_str();
   app.add_option("--warmup", warmup, "unmeasured async-16 operations per workload first (server JIT, caches)")
@@ -79,36 +85,44 @@ int main(int argc, char** argv) {
       endpoint = local->url();
     }
     const auto settings = harel::dynamodb::resolve_settings({endpoint, std::nullopt, std::nullopt, std::nullopt});
-    std::fprintf(stderr, "endpoint %s, %zu ops per run\n", endpoint.c_str(), ops);
+    std::fprintf(stderr, "endpoint %s, %zu ops per run, %zu rounds\n", endpoint.c_str(), ops, rounds);
 
     boost::asio::io_context io(1);  // run by this thread only
     DataGenerator data(seed);
     Progress progress;
-    std::vector<Result> results;
+    std::vector<Result> runs;
     for (auto& workload : chosen) {
       const std::string prefix = "hb_" + std::to_string(getpid()) + "_" + std::string(workload->name());
       auto stores = open_stores(io, settings, prefix, std::max<std::size_t>(max_concurrency, 16));
       // DynamoDB Local is a JVM: until its JIT has compiled a workload's
       // paths, whichever mode runs first would be measured slower.
       if (warmup) measure(*workload, {Path::Async, 16}, *stores, data, warmup, progress, "warm-up");
-      for (const Mode& mode : chosen_modes) results.push_back(measure(*workload, mode, *stores, data, ops, progress));
+      for (std::size_t round = 1; round <= rounds; ++round) {
+        for (const Mode& mode : chosen_modes) {
+          const std::string label = mode.name() + (rounds > 1 ? "  round " + std::to_string(round) : "");
+          runs.push_back(measure(*workload, mode, *stores, data, ops, progress, label));
+          runs.back().round = round;
+        }
+      }
       drop_tables(*stores);
     }
 
+    const std::vector<Row> rows = summarize(runs);
     std::printf("\n");
-    print_table(stdout, results);
+    print_table(stdout, rows);
     std::printf("\n");
-    print_targets(stdout, results);
+    print_targets(stdout, rows);
     if (!json_path.empty()) {
       boost::json::object config{{"endpoint", endpoint},
                                  {"ops", ops},
+                                 {"rounds", rounds},
                                  {"seed", seed},
                                  {"list_page", list_page},
                                  {"cpus", sysconf(_SC_NPROCESSORS_ONLN)}};
-      std::ofstream(json_path) << boost::json::serialize(to_json(std::move(config), results)) << "\n";
+      std::ofstream(json_path) << boost::json::serialize(to_json(std::move(config), rows, runs)) << "\n";
     }
     std::size_t errors = 0;
-    for (const Result& r : results) errors += r.errors;
+    for (const Result& r : runs) errors += r.errors;
     return errors ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "harel_bench: %s\n", e.what());

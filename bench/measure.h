@@ -30,6 +30,7 @@ struct Mode {
 struct Result {
   std::string workload;
   Mode mode;
+  std::size_t round = 1;  // 1..rounds: every mode runs once per round
   std::size_t ops = 0;
   std::size_t errors = 0;
   std::string first_error;
