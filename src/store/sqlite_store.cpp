@@ -98,9 +98,12 @@ struct Db {
     return it->second;
   }
 
-  static Execution parse(std::string_view id, std::string_view data) {
+  // A stored row's data, decoded by `decode` (parse_execution or
+  // parse_execution_summary); data that does not decode is a CorruptRecord.
+  template <class Decode>
+  static auto parse(std::string_view id, std::string_view data, Decode decode) {
     try {
-      return parse_execution(data);
+      return decode(data);
     } catch (const DecodeError& e) {
       throw CorruptRecord("executions", std::string(id), e.what());
     }
@@ -232,7 +235,7 @@ std::optional<Execution> SqliteStore::load(std::string_view execution_id) {
     Query q(db.load);
     q.bind(1, execution_id);
     if (!q.next()) return std::nullopt;
-    return Db::parse(execution_id, q.text(0));
+    return Db::parse(execution_id, q.text(0), parse_execution);
   });
 }
 
@@ -247,7 +250,7 @@ LoadForEvent SqliteStore::load_for_event(std::string_view execution_id, std::str
     q.bind(1, execution_id).bind(2, event_id);
     q.next();
     LoadForEvent out;
-    if (!q.is_null(0)) out.execution = Db::parse(execution_id, q.text(0));
+    if (!q.is_null(0)) out.execution = Db::parse(execution_id, q.text(0), parse_execution);
     out.already_processed = q.integer(1) != 0;
     return out;
   });
@@ -291,7 +294,7 @@ ExecutionPage SqliteStore::list_executions(const ListQuery& query) {
         page.next_cursor = store::encode_after_cursor(page.items.back().id);
         break;
       }
-      page.items.push_back(ExecutionSummary::of(Db::parse(q.text(0), q.text(1))));
+      page.items.push_back(Db::parse(q.text(0), q.text(1), parse_execution_summary));
     }
     return page;
   });

@@ -32,6 +32,10 @@ std::string to_json(const Execution& exe, std::int64_t version);
 // Parses JSON text; raises DecodeError on malformed input.
 Execution parse_execution(std::string_view text);
 Event parse_event(std::string_view text);
+// The summary of the Execution in `text`, checked as parse_execution checks
+// it (the same input raises the same DecodeError) but without building its
+// context, event data, results or unknown fields: what a listing needs.
+ExecutionSummary parse_execution_summary(std::string_view text);
 
 // Builds the model from an already-parsed JSON value. `where` prefixes the
 // field names in errors (e.g. "deferred[2]").

@@ -23,6 +23,7 @@ struct ExecutionSummary {
   std::int64_t version = 0;
 
   static ExecutionSummary of(const Execution& exe);
+  static ExecutionSummary of(Execution&& exe);  // moves the strings out
   friend bool operator==(const ExecutionSummary&, const ExecutionSummary&) = default;
 };
 

@@ -415,9 +415,9 @@ CallSequence<ExecutionPage> Operations::list_executions(const ListQuery& query) 
     for (const bj::value& raw : items->as_array()) {
       const bj::object& item = raw.as_object();
       const std::string id = key_text(item, "id");
-      ExecutionSummary s = ExecutionSummary::of(decode_or_corrupt(tables_.executions, id, [&] {
-        return parse_execution(av::get_S(item, "data"));
-      }));
+      ExecutionSummary s = decode_or_corrupt(tables_.executions, id, [&] {
+        return parse_execution_summary(av::get_S(item, "data"));
+      });
       if (matches(query, s)) page.items.push_back(std::move(s));
     }
   }
