@@ -11,6 +11,16 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
+// The bytes write_string copies as they are, by style (a table: strings are
+// scanned byte by byte).
+constexpr std::array<bool, 256> plain_bytes(Style style) {
+  std::array<bool, 256> plain{};
+  for (unsigned c = 0x20; c < 256; ++c) plain[c] = c != '"' && c != '\\' && (style == Style::Compact || c < 0x7F);
+  return plain;
+}
+constexpr std::array<bool, 256> kPlainCompact = plain_bytes(Style::Compact);
+constexpr std::array<bool, 256> kPlainPython = plain_bytes(Style::Python);
+
 void append_u4(std::string& out, unsigned code) {
   out += "\\u";
   out += kHex[(code >> 12) & 0xF];
@@ -100,6 +110,8 @@ void write_positional_form(std::string& out, const Decimal& dec) {
   }
 }
 
+void write_object(std::string& out, const boost::json::object& o, Style style);
+
 void write_value(std::string& out, const boost::json::value& v, Style style) {
   switch (v.kind()) {
     case boost::json::kind::null:
@@ -131,20 +143,23 @@ void write_value(std::string& out, const boost::json::value& v, Style style) {
       out += ']';
       return;
     }
-    case boost::json::kind::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& kv : v.get_object()) {
-        if (!first) out += style == Style::Python ? ", " : ",";
-        first = false;
-        write_string(out, kv.key(), style);
-        out += style == Style::Python ? ": " : ":";
-        write_value(out, kv.value(), style);
-      }
-      out += '}';
+    case boost::json::kind::object:
+      write_object(out, v.get_object(), style);
       return;
-    }
   }
+}
+
+void write_object(std::string& out, const boost::json::object& o, Style style) {
+  out += '{';
+  bool first = true;
+  for (const auto& kv : o) {
+    if (!first) out += style == Style::Python ? ", " : ",";
+    first = false;
+    write_string(out, kv.key(), style);
+    out += style == Style::Python ? ": " : ":";
+    write_value(out, kv.value(), style);
+  }
+  out += '}';
 }
 
 }  // namespace
@@ -153,13 +168,11 @@ void write_string(std::string& out, std::string_view s, Style style) {
   // Characters written as they are: everything but quotes, backslashes and
   // controls — and, for Python, DEL and non-ASCII. Runs of them are appended
   // at once (strings are mostly such runs); the rest one by one below.
-  const auto plain = [style](unsigned char c) {
-    return c >= 0x20 && c != '"' && c != '\\' && (style == Style::Compact || c < 0x7F);
-  };
+  const std::array<bool, 256>& plain = style == Style::Python ? kPlainPython : kPlainCompact;
   out += '"';
   for (std::size_t i = 0; i < s.size();) {
     std::size_t run = i;
-    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    while (run < s.size() && plain[static_cast<unsigned char>(s[run])]) ++run;
     out.append(s.data() + i, run - i);
     i = run;
     if (i == s.size()) break;
@@ -213,10 +226,17 @@ void write_double(std::string& out, double d, Style style) {
 }
 
 void write(std::string& out, const boost::json::value& v, Style style) { write_value(out, v, style); }
+void write(std::string& out, const boost::json::object& o, Style style) { write_object(out, o, style); }
 
 std::string to_string(const boost::json::value& v, Style style) {
   std::string out;
   write_value(out, v, style);
+  return out;
+}
+
+std::string to_string(const boost::json::object& o, Style style) {
+  std::string out;
+  write_object(out, o, style);
   return out;
 }
 

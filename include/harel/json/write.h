@@ -22,11 +22,14 @@ enum class Style {
   Python,
 };
 
-// Appends the JSON text of `v` to `out`.
+// Appends the JSON text of `v` to `out`. The object overloads spare an
+// object the deep copy that converting it to a value would make.
 void write(std::string& out, const boost::json::value& v, Style style = Style::Compact);
+void write(std::string& out, const boost::json::object& o, Style style = Style::Compact);
 
 // Returns the JSON text of `v`.
 std::string to_string(const boost::json::value& v, Style style = Style::Compact);
+std::string to_string(const boost::json::object& o, Style style = Style::Compact);
 
 // Appends `s` as a quoted JSON string literal.
 void write_string(std::string& out, std::string_view s, Style style = Style::Compact);
