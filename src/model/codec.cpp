@@ -1,7 +1,5 @@
 #include "harel/model/codec.h"
 
-#include <boost/json/parse.hpp>
-
 #include "harel/errors.h"
 #include "harel/json/parse.h"
 #include "harel/json/write.h"
