@@ -181,103 +181,57 @@ class RecordReader {
   }
 
   bool on_string_part(sv s, std::size_t n, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_string_part(s, n, ec);
-      case Route::Skip: return true;
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    if (!in_parts_) text_.clear();
-    in_parts_ = true;
-    text_.append(s.data(), s.size());
-    return true;
+    return part(ec, [&] { return builder_.on_string_part(s, n, ec); }, [&] {
+      if (!in_parts_) text_.clear();
+      in_parts_ = true;
+      text_.append(s.data(), s.size());
+      return true;
+    });
   }
   bool on_string(sv s, std::size_t n, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_string(s, n, ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    if (!in_parts_) return text(s, ec);
-    in_parts_ = false;
-    text_.append(s.data(), s.size());
-    return text(text_, ec);
+    return scalar(ec, [&] { return builder_.on_string(s, n, ec); }, [&] {
+      if (!in_parts_) return text(s, ec);
+      in_parts_ = false;
+      text_.append(s.data(), s.size());
+      return text(text_, ec);
+    });
   }
   bool on_number_part(sv s, error_code& ec) {
-    if (error_) return true;
     // Only a free-form value keeps a number's text (a double's exact digits).
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_number_part(s, ec);
-      case Route::Skip: return true;
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: return true;
-    }
-    return true;
+    return part(ec, [&] { return builder_.on_number_part(s, ec); }, [] { return true; });
   }
   bool on_int64(std::int64_t i, sv s, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_int64(i, s, ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    return integer(i, ec);
+    return scalar(ec, [&] { return builder_.on_int64(i, s, ec); }, [&] { return integer(i, ec); });
   }
   bool on_uint64(std::uint64_t u, sv s, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_uint64(u, s, ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    // Integers beyond int64 fit no field; invoke_seq takes int64 only.
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) || slot_ == Slot::InvokeSeqEntry)
-      return fail(expected(slot_), ec);
-    return integer(static_cast<std::int64_t>(u), ec);
+    return scalar(ec, [&] { return builder_.on_uint64(u, s, ec); }, [&] {
+      // Integers beyond int64 fit no field; invoke_seq takes int64 only.
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) || slot_ == Slot::InvokeSeqEntry)
+        return fail(expected(slot_), ec);
+      return integer(static_cast<std::int64_t>(u), ec);
+    });
   }
   bool on_double(double d, sv s, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_double(d, s, ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    return fail(expected(slot_), ec);
+    return scalar(ec, [&] { return builder_.on_double(d, s, ec); }, [&] { return fail(expected(slot_), ec); });
   }
   bool on_bool(bool b, error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_bool(b, ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    ChildState* child = open_.back().child;
-    switch (slot_) {
-      case Slot::Finished: child->finished = b; return true;
-      case Slot::Submachine: child->submachine = b; return true;
-      default: return fail(expected(slot_), ec);
-    }
+    return scalar(ec, [&] { return builder_.on_bool(b, ec); }, [&] {
+      ChildState* child = open_.back().child;
+      switch (slot_) {
+        case Slot::Finished: child->finished = b; return true;
+        case Slot::Submachine: child->submachine = b; return true;
+        default: return fail(expected(slot_), ec);
+      }
+    });
   }
   bool on_null(error_code& ec) {
-    if (error_) return true;
-    switch (route(Kind::Scalar, ec)) {
-      case Route::Builder: return builder_.on_null(ec) && scalar_captured();
-      case Route::Skip: return scalar_captured();
-      case Route::Failed: return true;  // error_ is set
-      case Route::Member: break;
-    }
-    if (std::optional<std::string>* member = optional_text()) {
-      member->reset();
-      return true;
-    }
-    return fail(expected(slot_), ec);
+    return scalar(ec, [&] { return builder_.on_null(ec); }, [&] {
+      if (std::optional<std::string>* member = optional_text()) {
+        member->reset();
+        return true;
+      }
+      return fail(expected(slot_), ec);
+    });
   }
 
  private:
@@ -323,6 +277,33 @@ class RecordReader {
     if (!build_) return Route::Skip;
     builder_.reset();
     return Route::Builder;
+  }
+
+  // A complete scalar value: the builder's (`build`), skipped, or decoded
+  // into its member (`member`).
+  template <class Build, class Member>
+  bool scalar(error_code& ec, Build build, Member member) {
+    if (error_) return true;
+    switch (route(Kind::Scalar, ec)) {
+      case Route::Builder: return build() && scalar_captured();
+      case Route::Skip: return scalar_captured();
+      case Route::Failed: return true;  // error_ is set
+      case Route::Member: break;
+    }
+    return member();
+  }
+
+  // A part of a string or number whose value is not complete yet.
+  template <class Build, class Member>
+  bool part(error_code& ec, Build build, Member member) {
+    if (error_) return true;
+    switch (route(Kind::Scalar, ec)) {
+      case Route::Builder: return build();
+      case Route::Skip:
+      case Route::Failed: return true;
+      case Route::Member: break;
+    }
+    return member();
   }
 
   bool begin(Kind kind, error_code& ec) {
