@@ -4,7 +4,8 @@
 // ops/s, p50/p99 latency, client CPU per operation and peak RSS, and compares
 // the async store with a raw ceiling: the very requests the store sends,
 // captured beforehand, sent by the bare HTTP client at the same concurrency
-// on the same single thread. Every mode runs once per round (--rounds); the
+// on the same single thread — and with a transport floor (wire.h): the same
+// requests, prewritten, on plain sockets. Every mode runs once per round (--rounds); the
 // table shows medians, and each async-N ÷ raw-N ratio is taken within a round
 // (report.h says why). Without --endpoint it starts DynamoDB Local
 // (scripts/install-deps.sh --test installs it) on a free loopback port.
@@ -48,8 +49,9 @@ int main(int argc, char** argv) {
   std::size_t ops = 1000;
   std::size_t rounds = 3;
   std::string workloads = "insert,update,load,load_for_event,list,relay";
-  // Each async mode beside its raw ceiling: the two compared run back to back.
-  std::string modes = "sync,async-1,raw-1,async-16,raw-16,async-64,raw-64";
+  // Each async mode beside its raw ceiling (the two compared run back to
+  // back), and the transport floor under both.
+  std::string modes = "sync,async-1,raw-1,wire-1,async-16,raw-16,wire-16,async-64,raw-64,wire-64";
   std::size_t warmup = 500;
   std::uint64_t seed = 1;
   std::size_t list_page = 100;
@@ -60,7 +62,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--workloads", workloads, "comma-separated: " + workloads)->capture_default_str();
-  app.add_option("--modes", modes, "comma-separated: sync, async-N, raw-N")->capture_default_str();
+  app.add_option("--modes", modes, "comma-separated: sync, async-N, raw-N, wire-N")->capture_default_str();
   app.add_option("--warmup", warmup, "unmeasured async-16 operations per workload first (server JIT, caches)")
       ->capture_default_str();
   app.add_option("--seed", seed, "seed of the generated data")->capture_default_str();

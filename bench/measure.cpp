@@ -3,7 +3,11 @@
 #include <sys/resource.h>
 
 #include <charconv>
+#include <optional>
 #include <stdexcept>
+
+#include "dynamodb/request_writer.h"
+#include "wire.h"
 
 namespace harel::bench {
 namespace {
@@ -52,6 +56,25 @@ Captured capture(Workload& workload, Stores& stores, std::size_t ops) {
   return out;
 }
 
+// The captured requests as they go on the wire, written beforehand.
+struct Prewritten {
+  std::vector<std::string> prologue;
+  std::vector<std::vector<std::string>> ops;
+};
+
+Prewritten prewrite(const Captured& captured, const dynamodb::Settings& settings) {
+  dynamodb::RequestWriter writer(settings, dynamodb::HttpClientOptions{}.user_agent);
+  const auto write_all = [&](const std::vector<CapturedCall>& calls) {
+    std::vector<std::string> out;
+    for (const CapturedCall& call : calls) out.push_back(writer.write(call.operation, call.request));
+    return out;
+  };
+  Prewritten out{write_all(captured.prologue), {}};
+  out.ops.reserve(captured.ops.size());
+  for (const auto& calls : captured.ops) out.ops.push_back(write_all(calls));
+  return out;
+}
+
 // Sends `calls[k..]` one after another, as the store would, then completes.
 void send_in_order(dynamodb::DynamoClient& client, const std::vector<CapturedCall>& calls, std::size_t k, Done done) {
   if (k == calls.size()) return done(nullptr);
@@ -96,26 +119,43 @@ Mode Mode::parse(std::string_view text) {
   const std::size_t dash = text.find('-');
   const std::string_view kind = text.substr(0, dash);
   std::size_t n = 0;
-  if (dash != std::string_view::npos && (kind == "async" || kind == "raw")) {
+  constexpr std::pair<std::string_view, Path> kKinds[] = {{"async", Path::Async}, {"raw", Path::Raw}, {"wire", Path::Wire}};
+  for (const auto& [name, path] : kKinds) {
+    if (dash == std::string_view::npos || kind != name) continue;
     const std::string_view digits = text.substr(dash + 1);
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (ec == std::errc() && end == digits.data() + digits.size() && n > 0)
-      return {kind == "async" ? Path::Async : Path::Raw, n};
+    if (ec == std::errc() && end == digits.data() + digits.size() && n > 0) return {path, n};
   }
-  throw std::invalid_argument("unknown mode '" + std::string(text) + "' (sync, async-N or raw-N)");
+  throw std::invalid_argument("unknown mode '" + std::string(text) + "' (sync, async-N, raw-N or wire-N)");
 }
 
 std::string Mode::name() const {
-  if (path == Path::Sync) return "sync";
-  return (path == Path::Async ? "async-" : "raw-") + std::to_string(concurrency);
+  switch (path) {
+    case Path::Sync:
+      return "sync";
+    case Path::Async:
+      return "async-" + std::to_string(concurrency);
+    case Path::Raw:
+      return "raw-" + std::to_string(concurrency);
+    case Path::Wire:
+      return "wire-" + std::to_string(concurrency);
+  }
+  return {};
 }
 
 Result measure(Workload& workload, const Mode& mode, Stores& stores, DataGenerator& data, std::size_t ops,
                Progress& progress, std::string_view label) {
   workload.prepare(stores, data, ops, mode.concurrency);
   Captured captured;
-  if (mode.path == Path::Raw) captured = capture(workload, stores, ops);
-  warm_up(stores, mode);
+  if (mode.path == Path::Raw || mode.path == Path::Wire) captured = capture(workload, stores, ops);
+  Prewritten prewritten;
+  std::optional<WireConnections> wire;
+  if (mode.path == Path::Wire) {
+    prewritten = prewrite(captured, stores.settings);
+    wire.emplace(stores.io, stores.settings.endpoint, mode.concurrency);
+  } else {
+    warm_up(stores, mode);
+  }
 
   Recorder recorder(ops, &progress);
   progress.begin(std::string(workload.name()) + "  " + (label.empty() ? mode.name() : std::string(label)), ops);
@@ -135,6 +175,15 @@ Result measure(Workload& workload, const Mode& mode, Stores& stores, DataGenerat
       run_once(stores.io, [&](Done done) { send_in_order(*stores.client, captured.prologue, 0, std::move(done)); });
       run_concurrent(stores.io, ops, mode.concurrency,
                      [&](std::size_t i, Done done) { send_in_order(*stores.client, captured.ops[i], 0, std::move(done)); },
+                     recorder);
+      break;
+    case Path::Wire:
+      run_once(stores.io, [&](Done done) { wire->exchange(0, prewritten.prologue, std::move(done)); });
+      run_concurrent(stores.io, ops, mode.concurrency,
+                     [&](std::size_t i, Done done) {
+                       // Worker w runs operations w, w + N, ...: one connection each.
+                       wire->exchange(i % mode.concurrency, prewritten.ops[i], std::move(done));
+                     },
                      recorder);
       break;
   }

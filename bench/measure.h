@@ -16,13 +16,14 @@ enum class Path {
   Sync,   // DynamoDBStore, one operation after another
   Async,  // AsyncDynamoDBStore, `concurrency` in flight on the benchmark thread
   Raw,    // the store's requests, captured beforehand, sent by the bare client
+  Wire,   // the same requests, prewritten, on plain sockets: the transport floor (wire.h)
 };
 
 struct Mode {
   Path path = Path::Sync;
   std::size_t concurrency = 1;
 
-  // "sync", "async-N", "raw-N"; raises std::invalid_argument otherwise.
+  // "sync", "async-N", "raw-N", "wire-N"; raises std::invalid_argument otherwise.
   static Mode parse(std::string_view text);
   std::string name() const;
 };

@@ -127,7 +127,8 @@ void print_targets(std::FILE* out, const std::vector<Row>& rows) {
   std::string worst_at;
   for (const Row& row : rows) {
     const Result& r = row.median;
-    if (r.mode.path != Path::Raw && r.cpu_us_per_op > worst_cpu) {
+    const bool store_mode = r.mode.path == Path::Sync || r.mode.path == Path::Async;
+    if (store_mode && r.cpu_us_per_op > worst_cpu) {
       worst_cpu = r.cpu_us_per_op;
       worst_at = r.workload + " " + r.mode.name();
     }

@@ -12,7 +12,7 @@ std::unique_ptr<Stores> open_stores(boost::asio::io_context& io, const dynamodb:
   auto capture = std::make_shared<CaptureClient>(client);
   DynamoDBStoreOptions store_options;
   store_options.prefix = prefix;
-  auto stores = std::unique_ptr<Stores>(new Stores{io, std::move(prefix), client, capture,
+  auto stores = std::unique_ptr<Stores>(new Stores{io, std::move(prefix), settings, client, capture,
                                                    std::make_unique<DynamoDBStore>(client, store_options),
                                                    std::make_unique<DynamoDBStore>(capture, store_options),
                                                    std::make_unique<AsyncDynamoDBStore>(client, store_options)});

@@ -18,6 +18,7 @@ namespace harel::bench {
 struct Stores {
   boost::asio::io_context& io;  // run by the benchmark thread only
   std::string prefix;
+  dynamodb::Settings settings;  // the endpoint and credentials every path uses
   // One client: its async pool (max_connections = the highest concurrency)
   // serves the async store and the raw ceiling alike, its blocking lanes the
   // sync store, so every mode pays for the same HTTP layer.

@@ -3,8 +3,6 @@
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 
-#include <algorithm>
-#include <charconv>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -27,7 +25,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include "dynamodb/protocol.h"
-#include "dynamodb/sigv4.h"
+#include "dynamodb/request_writer.h"
 #include "harel/dynamodb/errors.h"
 #include "harel/errors.h"
 
@@ -300,49 +298,6 @@ std::exception_ptr transport_failure(const Exchange& x, const std::string& where
       retryable));
 }
 
-// x-amz-date for now, "YYYYMMDDTHHMMSSZ" in UTC; formatted once per second
-// and thread rather than on every request.
-std::string_view amz_date_now() {
-  namespace chr = std::chrono;
-  struct Cached {
-    chr::sys_seconds second{chr::seconds(-1)};
-    char text[16];
-  };
-  thread_local Cached cached;
-  const auto now = chr::floor<chr::seconds>(chr::system_clock::now());
-  if (now != cached.second) {
-    const auto day = chr::floor<chr::days>(now);
-    const chr::year_month_day ymd(day);
-    const chr::hh_mm_ss hms(now - day);
-    const auto digits = [](char* out, unsigned value, int n) {
-      for (int i = n - 1; i >= 0; --i, value /= 10) out[i] = static_cast<char>('0' + value % 10);
-    };
-    digits(cached.text, static_cast<unsigned>(static_cast<int>(ymd.year())), 4);
-    digits(cached.text + 4, static_cast<unsigned>(ymd.month()), 2);
-    digits(cached.text + 6, static_cast<unsigned>(ymd.day()), 2);
-    cached.text[8] = 'T';
-    digits(cached.text + 9, static_cast<unsigned>(hms.hours().count()), 2);
-    digits(cached.text + 11, static_cast<unsigned>(hms.minutes().count()), 2);
-    digits(cached.text + 13, static_cast<unsigned>(hms.seconds().count()), 2);
-    cached.text[15] = 'Z';
-    cached.second = now;
-  }
-  return {cached.text, sizeof cached.text};
-}
-
-// Settings that end up in header values: a line break there would let them
-// forge headers. The value itself is not quoted (it may be a credential).
-void check_header_text(std::string_view value, const char* what) {
-  const bool bad = std::any_of(value.begin(), value.end(), [](char c) {
-    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
-  });
-  if (bad) throw InvalidArgument(std::string(what) + " contains a control character");
-}
-
-void append_header(std::string& out, std::string_view name, std::string_view value) {
-  out.append(name).append(": ").append(value).append("\r\n");
-}
-
 double jitter() {
   thread_local std::mt19937_64 engine{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
@@ -368,59 +323,18 @@ class HttpDynamoClient::Impl {
  public:
   Impl(asio::any_io_executor executor, Settings settings, HttpClientOptions options)
       : executor_(std::move(executor)),
-        settings_(std::move(settings)),
         options_(std::move(options)),
+        writer_(std::move(settings), options_.user_agent),
         retry_(options_.retry),
-        host_header_(settings_.endpoint.host_header()),
-        port_text_(std::to_string(settings_.endpoint.port)),
-        where_(settings_.endpoint.host + ":" + port_text_),
+        port_text_(std::to_string(endpoint().port)),
+        where_(endpoint().host + ":" + port_text_),
         async_pool_(executor_, options_.max_connections),
         lanes_(options_.max_connections) {
     if (options_.max_connections == 0) throw InvalidArgument("HttpClientOptions::max_connections must be >= 1");
-    check_header_text(options_.user_agent, "HttpClientOptions::user_agent");
-    check_header_text(settings_.region, "the region");
-    check_header_text(settings_.credentials.access_key_id, "the access key id");
-    check_header_text(settings_.credentials.session_token, "the session token");
-    if (settings_.endpoint.tls) tls_context_.emplace(make_tls_context(options_.tls));
+    if (endpoint().tls) tls_context_.emplace(make_tls_context(options_.tls));
   }
 
-  // Serializes and signs the call once: the whole HTTP request, head and
-  // body, in one buffer that every attempt sends as it is.
-  std::string prepare(std::string_view operation, const json::object& request) {
-    protocol::check_operation(operation);
-    const std::string body = protocol::request_body(operation, request);
-    std::string target;
-    target.reserve(protocol::kTargetPrefix.size() + operation.size());
-    target.append(protocol::kTargetPrefix).append(operation);
-    const std::string_view amz_date = amz_date_now();
-    const std::string payload_hash = sigv4::sha256_hex(body);
-    const Credentials& creds = settings_.credentials;
-    const sigv4::Header headers[] = {{"content-type", protocol::kContentType},
-                                     {"host", host_header_},
-                                     {"x-amz-date", amz_date},
-                                     {"x-amz-target", target},
-                                     {"x-amz-security-token", creds.session_token}};
-    const sigv4::Request to_sign{"POST", settings_.endpoint.path, "",
-                                 std::span(headers, creds.session_token.empty() ? 4 : 5), payload_hash};
-    const sigv4::Signed sig =
-        sigv4::sign(to_sign, creds.access_key_id, signing_key(amz_date), amz_date, settings_.region, "dynamodb");
-
-    char length[24];
-    const auto length_end = std::to_chars(length, length + sizeof length, body.size()).ptr;
-    std::string wire;
-    wire.reserve(400 + creds.session_token.size() + options_.user_agent.size() + body.size());
-    wire.append("POST ").append(settings_.endpoint.path).append(" HTTP/1.1\r\n");
-    append_header(wire, "Host", host_header_);
-    append_header(wire, "Content-Type", protocol::kContentType);
-    append_header(wire, "X-Amz-Target", target);
-    append_header(wire, "X-Amz-Date", amz_date);
-    if (!creds.session_token.empty()) append_header(wire, "X-Amz-Security-Token", creds.session_token);
-    append_header(wire, "Authorization", sig.authorization);
-    append_header(wire, "User-Agent", options_.user_agent);
-    append_header(wire, "Content-Length", std::string_view(length, length_end - length));
-    wire.append("\r\n").append(body);
-    return wire;
-  }
+  const Endpoint& endpoint() const noexcept { return writer_.settings().endpoint; }
 
   // The one implementation of a call: attempts, interpretation, retries.
   // Runs on whatever executor the source's connections use.
@@ -452,10 +366,9 @@ class HttpDynamoClient::Impl {
   }
 
   asio::any_io_executor executor_;
-  Settings settings_;
   HttpClientOptions options_;
+  RequestWriter writer_;
   RetryPolicy retry_;
-  std::string host_header_;
   std::string port_text_;
   std::string where_;  // host:port, for messages
   std::optional<ssl::context> tls_context_;
@@ -498,7 +411,7 @@ class HttpDynamoClient::Impl {
   }
 
   asio::awaitable<void> connect(Connection& c, Exchange& x) {
-    const Endpoint& ep = settings_.endpoint;
+    const Endpoint& ep = endpoint();
     x.stage = Stage::Resolve;
     tcp::resolver resolver(c.executor);
     auto [rec, results] = co_await resolver.async_resolve(ep.host, port_text_, use_tuple);
@@ -545,21 +458,6 @@ class HttpDynamoClient::Impl {
     x.keep_alive = reader.keep_alive();
   }
 
-  // The derived key changes once a day; deriving it costs four HMACs, so it
-  // is computed once per day rather than per request.
-  sigv4::SigningKey signing_key(std::string_view amz_date) {
-    const std::string_view day = amz_date.substr(0, 8);
-    std::lock_guard lock(key_mutex_);
-    if (key_day_ != day) {
-      key_ = sigv4::derive_key(settings_.credentials.secret_access_key, day, settings_.region, "dynamodb");
-      key_day_ = day;
-    }
-    return key_;
-  }
-
-  std::mutex key_mutex_;
-  std::string key_day_;
-  sigv4::SigningKey key_{};
 };
 
 HttpDynamoClient::HttpDynamoClient(asio::any_io_executor executor, Settings settings, HttpClientOptions options)
@@ -568,7 +466,7 @@ HttpDynamoClient::HttpDynamoClient(asio::any_io_executor executor, Settings sett
 HttpDynamoClient::~HttpDynamoClient() = default;
 
 json::value HttpDynamoClient::call(std::string_view operation, const json::object& request) {
-  std::string wire = impl_->prepare(operation, request);
+  std::string wire = impl_->writer_.write(operation, request);
   std::unique_ptr<Lane> lane = impl_->lanes_.take();
   // Returned even if co_spawn throws (bad_alloc): a lost lane is a lost slot.
   struct GiveBack {
@@ -592,7 +490,7 @@ json::value HttpDynamoClient::call(std::string_view operation, const json::objec
 void HttpDynamoClient::do_async_call(std::string_view operation, const json::object& request, Handler handler) {
   std::string wire;
   try {
-    wire = impl_->prepare(operation, request);
+    wire = impl_->writer_.write(operation, request);
   } catch (...) {
     asio::post(impl_->executor_, asio::append(std::move(handler), std::current_exception(), json::value()));
     return;
@@ -601,7 +499,7 @@ void HttpDynamoClient::do_async_call(std::string_view operation, const json::obj
 }
 
 asio::any_io_executor HttpDynamoClient::executor() const { return impl_->executor_; }
-const Endpoint& HttpDynamoClient::endpoint() const noexcept { return impl_->settings_.endpoint; }
-const std::string& HttpDynamoClient::region() const noexcept { return impl_->settings_.region; }
+const Endpoint& HttpDynamoClient::endpoint() const noexcept { return impl_->endpoint(); }
+const std::string& HttpDynamoClient::region() const noexcept { return impl_->writer_.settings().region; }
 
 }  // namespace harel::dynamodb

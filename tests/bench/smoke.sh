@@ -12,7 +12,7 @@ if [[ -z "${HAREL_TEST_DYNAMODB_LOCAL:-}" ]]; then
 fi
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 "$bench" --endpoint "$HAREL_TEST_DYNAMODB_LOCAL" --ops 24 --rounds 2 --warmup 0 --workloads update,relay \
-  --modes sync,async-4,raw-4 --json "$work/out.json" > "$work/table.txt"
+  --modes sync,async-4,raw-4,wire-4 --json "$work/out.json" > "$work/table.txt"
 cat "$work/table.txt"
 python3 - "$work/out.json" <<'PY'
 import json, statistics, sys
@@ -20,7 +20,7 @@ import json, statistics, sys
 out = json.load(open(sys.argv[1]))
 runs, rows = out["runs"], out["results"]
 assert out["rounds"] == 2, out["rounds"]
-kinds = [(w, m) for w in ("update", "relay") for m in ("sync", "async-4", "raw-4")]
+kinds = [(w, m) for w in ("update", "relay") for m in ("sync", "async-4", "raw-4", "wire-4")]
 assert sorted((r["workload"], r["mode"], r["round"]) for r in runs) == sorted(
     (w, m, k) for w, m in kinds for k in (1, 2)), "one run per workload, mode and round"
 assert [(r["workload"], r["mode"]) for r in rows] == kinds, "one row per workload and mode, in run order"

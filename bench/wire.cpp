@@ -1,0 +1,110 @@
+#include "wire.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
+namespace harel::bench {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+struct WireConnections::Connection {
+  explicit Connection(asio::io_context& io) : socket(io) {}
+
+  // Sends requests[k..] in order.
+  void send(const std::vector<std::string>& requests, std::size_t k, Done done) {
+    if (k == requests.size()) return done(nullptr);
+    asio::async_write(socket, asio::buffer(requests[k]),
+                      [this, &requests, k, done = std::move(done)](boost::system::error_code ec, std::size_t) mutable {
+                        if (ec) return done(failure("sending", ec));
+                        have = 0;
+                        need = 0;
+                        receive(requests, k, std::move(done));
+                      });
+  }
+
+  // Reads the answer to requests[k], then sends the next one.
+  void receive(const std::vector<std::string>& requests, std::size_t k, Done done) {
+    if (buffer.size() - have < 4096) buffer.resize(buffer.size() * 2);
+    socket.async_read_some(
+        asio::buffer(buffer.data() + have, buffer.size() - have),
+        [this, &requests, k, done = std::move(done)](boost::system::error_code ec, std::size_t n) mutable {
+          if (ec) return done(failure("reading", ec));
+          have += n;
+          if (!need) {
+            const std::string_view text(buffer.data(), have);
+            const std::size_t head_end = text.find("\r\n\r\n");
+            if (head_end == std::string_view::npos) return receive(requests, k, std::move(done));
+            const std::optional<std::size_t> length = content_length(text.substr(0, head_end));
+            if (!length) return done(error("an answer without Content-Length"));
+            need = head_end + 4 + *length;
+          }
+          if (have < need) return receive(requests, k, std::move(done));
+          if (have > need) return done(error("more bytes than one answer"));
+          const std::string_view answer(buffer.data(), have);
+          if (!answer.starts_with("HTTP/1.1 2"))
+            return done(error(std::string(answer.substr(0, answer.find("\r\n"))) + ": " +
+                              std::string(answer.substr(answer.find("\r\n\r\n") + 4, 200))));
+          send(requests, k + 1, std::move(done));
+        });
+  }
+
+  // The Content-Length field of an answer's head, if it has one.
+  static std::optional<std::size_t> content_length(std::string_view head) {
+    constexpr std::string_view kName = "content-length:";
+    for (std::size_t line = head.find("\r\n"); line != std::string_view::npos; line = head.find("\r\n", line + 2)) {
+      const std::string_view field = head.substr(line + 2, kName.size());
+      const bool match = field.size() == kName.size() &&
+                         std::equal(field.begin(), field.end(), kName.begin(),
+                                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+      if (!match) continue;
+      std::size_t value = line + 2 + kName.size();
+      while (value < head.size() && head[value] == ' ') ++value;
+      std::size_t length = 0;
+      const auto [end, ec] = std::from_chars(head.data() + value, head.data() + head.size(), length);
+      if (ec != std::errc()) return std::nullopt;
+      return length;
+    }
+    return std::nullopt;
+  }
+
+  static std::exception_ptr error(const std::string& what) {
+    return std::make_exception_ptr(std::runtime_error("wire: " + what));
+  }
+  static std::exception_ptr failure(const char* doing, boost::system::error_code ec) {
+    return error(std::string(doing) + ": " + ec.message());
+  }
+
+  tcp::socket socket;
+  std::vector<char> buffer = std::vector<char>(16 * 1024);
+  std::size_t have = 0;  // bytes of the current answer read
+  std::size_t need = 0;  // its whole size, once its head is in
+};
+
+WireConnections::WireConnections(asio::io_context& io, const dynamodb::Endpoint& endpoint, std::size_t count) {
+  if (endpoint.tls) throw std::invalid_argument("wire-N modes need an http:// endpoint (the floor has no TLS)");
+  tcp::resolver resolver(io);
+  const auto addresses = resolver.resolve(endpoint.host, std::to_string(endpoint.port));
+  for (std::size_t i = 0; i < count; ++i) {
+    auto c = std::make_unique<Connection>(io);
+    asio::connect(c->socket, addresses);
+    c->socket.set_option(tcp::no_delay(true));
+    connections_.push_back(std::move(c));
+  }
+}
+
+WireConnections::~WireConnections() = default;
+
+void WireConnections::exchange(std::size_t connection, const std::vector<std::string>& requests, Done done) {
+  connections_.at(connection)->send(requests, 0, std::move(done));
+}
+
+}  // namespace harel::bench
