@@ -4,10 +4,10 @@
 // ops/s, p50/p99 latency, client CPU per operation and peak RSS, and compares
 // the async store with a raw ceiling: the very requests the store sends,
 // captured beforehand, sent by the bare HTTP client at the same concurrency
-// on the same single thread — and with a transport floor (wire.h): the same
-// requests, prewritten, on plain sockets. Every mode runs once per round (--rounds); the
-// table shows medians, and each async-N ÷ raw-N ratio is taken within a round
-// (report.h says why). Without --endpoint it starts DynamoDB Local
+// on the same single thread. Under both lies the transport floor (wire.h):
+// the same requests, prewritten, on plain sockets. Every mode runs once per
+// round (--rounds); the table shows medians, and each async-N ÷ raw-N ratio
+// is taken within a round (report.h says why). Without --endpoint it starts DynamoDB Local
 // (scripts/install-deps.sh --test installs it) on a free loopback port.
 //
 // A driver of its own rather than Google Benchmark: the runs are fixed
