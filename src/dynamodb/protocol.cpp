@@ -1,6 +1,10 @@
 #include "dynamodb/protocol.h"
 
 #include <openssl/rand.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <cstring>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -17,9 +21,51 @@ void check_operation(std::string_view operation) {
   if (!ok) throw InvalidArgument("invalid DynamoDB operation name '" + std::string(operation.substr(0, 64)) + "'");
 }
 
+namespace {
+
+// RAND_bytes costs more than the rest of a request's body: OpenSSL 3 checks
+// for a fork (a system call) and re-keys its generator on every call. So each
+// thread draws the randomness of 64 tokens at once. A child process must not
+// reuse bytes its parent drew: both would send the same token, and DynamoDB
+// would take the second transaction for a retry of the first and not apply
+// it. Forking therefore empties the buffer (pthread_atfork; a process cloned
+// without fork(), or where the handler could not be registered, draws per
+// token as before).
+std::atomic<unsigned> fork_generation{0};
+
+bool fork_handler_registered() {
+  static const bool registered =
+      pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); }) == 0;
+  return registered;
+}
+
+struct DrawnTokens {
+  static constexpr std::size_t kTokens = 64;
+  unsigned char bytes[16 * kTokens];
+  std::size_t used = kTokens;
+  unsigned generation = 0;
+};
+
+void random_token_bytes(unsigned char (&out)[16]) {
+  thread_local DrawnTokens drawn;
+  if (!fork_handler_registered()) {
+    if (RAND_bytes(out, sizeof out) != 1) throw Error("no randomness for a ClientRequestToken");
+    return;
+  }
+  const unsigned generation = fork_generation.load(std::memory_order_relaxed);
+  if (drawn.used == DrawnTokens::kTokens || drawn.generation != generation) {
+    if (RAND_bytes(drawn.bytes, sizeof drawn.bytes) != 1) throw Error("no randomness for a ClientRequestToken");
+    drawn.used = 0;
+    drawn.generation = generation;
+  }
+  std::memcpy(out, drawn.bytes + 16 * drawn.used++, sizeof out);
+}
+
+}  // namespace
+
 std::string new_client_request_token() {
   unsigned char b[16];
-  if (RAND_bytes(b, sizeof b) != 1) throw Error("no randomness for a ClientRequestToken");
+  random_token_bytes(b);
   b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
   static constexpr char kHex[] = "0123456789abcdef";

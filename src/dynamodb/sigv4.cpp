@@ -6,7 +6,7 @@
 #include <openssl/sha.h>
 
 #include <algorithm>
-#include <cctype>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
 
@@ -15,12 +15,19 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
+// Written in place: appending character by character re-checks the
+// capacity and stores the size for every one of them.
 void append_hex(std::string& out, const unsigned char* bytes, std::size_t n) {
+  const std::size_t at = out.size();
+  out.resize(at + 2 * n);
+  char* hex = out.data() + at;
   for (std::size_t i = 0; i < n; ++i) {
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 15];
+    hex[2 * i] = kHex[bytes[i] >> 4];
+    hex[2 * i + 1] = kHex[bytes[i] & 15];
   }
 }
+
+char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // OpenSSL 3's one-shot SHA256() and HMAC() fetch the algorithm and build a
 // context on every call, which costs more than hashing a request. The
@@ -125,6 +132,10 @@ std::string percent_decoded(std::string_view s) {
 // RFC 3986 dot-segment removal plus collapsing of empty segments, as AWS
 // normalizes paths for every service but S3.
 void append_canonical_path(std::string& out, std::string_view path) {
+  if (path == "/") {  // every DynamoDB endpoint
+    out += '/';
+    return;
+  }
   std::vector<std::string_view> segments;
   std::size_t pos = 0;
   while (pos <= path.size()) {
@@ -178,6 +189,10 @@ void append_trimmed(std::string& out, std::string_view v) {
   const auto space = [](char c) { return c == ' ' || c == '\t'; };
   while (!v.empty() && space(v.front())) v.remove_prefix(1);
   while (!v.empty() && space(v.back())) v.remove_suffix(1);
+  if (v.find('\t') == std::string_view::npos && v.find("  ") == std::string_view::npos) {
+    out += v;  // nothing to collapse: the usual case
+    return;
+  }
   bool in_space = false;
   for (char c : v) {
     if (space(c)) {
@@ -214,7 +229,9 @@ SigningKey derive_key(std::string_view secret_access_key, std::string_view date,
 
 Signed sign(const Request& request, std::string_view access_key_id, const SigningKey& key,
             std::string_view amz_date, std::string_view region, std::string_view service) {
-  // Lowercase names, stable-sorted so repeated headers keep their order.
+  // Lowercase names, sorted stably so repeated headers keep their order: an
+  // insertion sort, as a request has a handful of headers (std::stable_sort
+  // would allocate a buffer for them).
   struct Canonical {
     std::string name;
     std::string_view value;
@@ -223,12 +240,12 @@ Signed sign(const Request& request, std::string_view access_key_id, const Signin
   headers.reserve(request.headers.size());
   for (const Header& h : request.headers) {
     std::string name(h.name);
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    headers.push_back({std::move(name), h.value});
+    std::transform(name.begin(), name.end(), name.begin(), ascii_lower);
+    Canonical c{std::move(name), h.value};
+    auto at = headers.end();
+    while (at != headers.begin() && c.name < std::prev(at)->name) --at;
+    headers.insert(at, std::move(c));
   }
-  std::stable_sort(headers.begin(), headers.end(),
-                   [](const Canonical& a, const Canonical& b) { return a.name < b.name; });
 
   std::string signed_headers;
   Signed out;

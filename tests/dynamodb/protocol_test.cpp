@@ -2,6 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
 
 #include <boost/json/parse.hpp>
 
@@ -103,6 +108,40 @@ TEST(Protocol, TransactWriteItemsGetsAClientRequestToken) {
   const json::object own = json::parse(R"({"ClientRequestToken":"mine","TransactItems":[]})").as_object();
   EXPECT_EQ(json::parse(request_body("TransactWriteItems", own)).at("ClientRequestToken"), "mine");
   EXPECT_FALSE(json::parse(request_body("PutItem", req)).as_object().contains("ClientRequestToken"));
+}
+
+TEST(Protocol, ClientRequestTokensAreDistinctUuidsAcrossRefills) {
+  // Tokens are drawn in batches of 64: 1000 of them cross many refills.
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string token = new_client_request_token();
+    ASSERT_THAT(token, MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+    ASSERT_TRUE(seen.insert(token).second) << "token " << i << " repeats: " << token;
+  }
+}
+
+TEST(Protocol, AForkedChildDoesNotReuseItsParentsTokens) {
+  // The parent has drawn a batch and used one token of it; were the child to
+  // keep the batch, its next token would be the parent's next one.
+  new_client_request_token();
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string token = new_client_request_token();
+    const bool written = write(pipe_fds[1], token.data(), token.size()) == static_cast<ssize_t>(token.size());
+    _exit(written ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  char buffer[36];
+  ASSERT_EQ(read(pipe_fds[0], buffer, sizeof buffer), static_cast<ssize_t>(sizeof buffer));
+  close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string childs(buffer, sizeof buffer);
+  for (int i = 0; i < 64; ++i) EXPECT_NE(new_client_request_token(), childs) << "parent's token " << i;
 }
 
 TEST(Protocol, OperationNamesAreChecked) {
