@@ -7,8 +7,9 @@
 // on the same single thread. Under both lies the transport floor (wire.h):
 // the same requests, prewritten, on plain sockets. Every mode runs once per
 // round (--rounds); the table shows medians, and each async-N ÷ raw-N ratio
-// is taken within a round (report.h says why). Without --endpoint it starts DynamoDB Local
-// (scripts/install-deps.sh --test installs it) on a free loopback port.
+// is taken within a round (report.h says why). Without --endpoint it starts
+// DynamoDB Local (scripts/install-deps.sh --test installs it) on a free
+// loopback port.
 //
 // A driver of its own rather than Google Benchmark: the runs are fixed
 // operation counts with many operations in flight on one event loop, and

@@ -119,7 +119,8 @@ Mode Mode::parse(std::string_view text) {
   const std::size_t dash = text.find('-');
   const std::string_view kind = text.substr(0, dash);
   std::size_t n = 0;
-  constexpr std::pair<std::string_view, Path> kKinds[] = {{"async", Path::Async}, {"raw", Path::Raw}, {"wire", Path::Wire}};
+  constexpr std::pair<std::string_view, Path> kKinds[] = {
+      {"async", Path::Async}, {"raw", Path::Raw}, {"wire", Path::Wire}};
   for (const auto& [name, path] : kKinds) {
     if (dash == std::string_view::npos || kind != name) continue;
     const std::string_view digits = text.substr(dash + 1);

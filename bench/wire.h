@@ -10,6 +10,10 @@
 // user-space work an exchange can have. raw-N minus wire-N is then the cost
 // of the HTTP client itself (serializing, signing, Beast, JSON parsing of
 // the answer), async-N minus raw-N the cost of the store.
+//
+// The requests are signed before the run, so they carry its start time:
+// against AWS, whose signatures expire after 15 minutes, a wire run must end
+// within that window (DynamoDB Local does not check signatures).
 #pragma once
 
 #include <cstddef>

@@ -457,7 +457,6 @@ class HttpDynamoClient::Impl {
     lowest.expires_never();
     x.keep_alive = reader.keep_alive();
   }
-
 };
 
 HttpDynamoClient::HttpDynamoClient(asio::any_io_executor executor, Settings settings, HttpClientOptions options)

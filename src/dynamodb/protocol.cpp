@@ -1,9 +1,8 @@
 #include "dynamodb/protocol.h"
 
 #include <openssl/rand.h>
-#include <pthread.h>
+#include <sys/mman.h>
 
-#include <atomic>
 #include <cstring>
 
 #include <boost/json/parse.hpp>
@@ -25,47 +24,62 @@ namespace {
 
 // RAND_bytes costs more than the rest of a request's body: OpenSSL 3 checks
 // for a fork (a system call) and re-keys its generator on every call. So each
-// thread draws the randomness of 64 tokens at once. A child process must not
-// reuse bytes its parent drew: both would send the same token, and DynamoDB
-// would take the second transaction for a retry of the first and not apply
-// it. Forking therefore empties the buffer (pthread_atfork; a process cloned
-// without fork(), or where the handler could not be registered, draws per
-// token as before).
-std::atomic<unsigned> fork_generation{0};
+// thread draws the randomness of 64 tokens at once. A child process must
+// never reuse bytes its parent drew: both would send the same token, and
+// DynamoDB would take the second transaction for a retry of the first and
+// not apply it. The batch therefore lives in a page the kernel zeroes in
+// every child that does not share the parent's memory (MADV_WIPEONFORK, as
+// BoringSSL keeps its generator state) — whether it was made by fork(),
+// _Fork() or clone() — and a zeroed page reads as an empty batch. Where the
+// kernel cannot do that, every token is drawn on its own.
+class TokenRandomness {
+ public:
+  TokenRandomness() {
+#ifdef MADV_WIPEONFORK
+    void* page = mmap(nullptr, sizeof(Batch), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return;
+    if (madvise(page, sizeof(Batch), MADV_WIPEONFORK) != 0) {
+      munmap(page, sizeof(Batch));
+      return;
+    }
+    batch_ = static_cast<Batch*>(page);  // zero-filled: empty
+#endif
+  }
+  ~TokenRandomness() {
+    if (batch_) munmap(batch_, sizeof(Batch));
+  }
+  TokenRandomness(const TokenRandomness&) = delete;
+  TokenRandomness& operator=(const TokenRandomness&) = delete;
 
-bool fork_handler_registered() {
-  static const bool registered =
-      pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); }) == 0;
-  return registered;
-}
+  void draw(unsigned char (&out)[16]) {
+    if (!batch_) return fill(out, sizeof out);
+    if (batch_->left == 0) {
+      fill(batch_->bytes, sizeof batch_->bytes);
+      batch_->left = Batch::kTokens;
+    }
+    std::memcpy(out, batch_->bytes + 16 * (Batch::kTokens - batch_->left--), sizeof out);
+  }
 
-struct DrawnTokens {
-  static constexpr std::size_t kTokens = 64;
-  unsigned char bytes[16 * kTokens];
-  std::size_t used = kTokens;
-  unsigned generation = 0;
+ private:
+  struct Batch {
+    static constexpr std::size_t kTokens = 64;
+    std::size_t left;  // tokens not yet handed out; 0 in a fresh or wiped page
+    unsigned char bytes[16 * kTokens];
+  };
+
+  static void fill(unsigned char* bytes, std::size_t n) {
+    if (RAND_bytes(bytes, static_cast<int>(n)) != 1) throw Error("no randomness for a ClientRequestToken");
+  }
+
+  Batch* batch_ = nullptr;
 };
-
-void random_token_bytes(unsigned char (&out)[16]) {
-  thread_local DrawnTokens drawn;
-  if (!fork_handler_registered()) {
-    if (RAND_bytes(out, sizeof out) != 1) throw Error("no randomness for a ClientRequestToken");
-    return;
-  }
-  const unsigned generation = fork_generation.load(std::memory_order_relaxed);
-  if (drawn.used == DrawnTokens::kTokens || drawn.generation != generation) {
-    if (RAND_bytes(drawn.bytes, sizeof drawn.bytes) != 1) throw Error("no randomness for a ClientRequestToken");
-    drawn.used = 0;
-    drawn.generation = generation;
-  }
-  std::memcpy(out, drawn.bytes + 16 * drawn.used++, sizeof out);
-}
 
 }  // namespace
 
 std::string new_client_request_token() {
+  thread_local TokenRandomness randomness;
   unsigned char b[16];
-  random_token_bytes(b);
+  randomness.draw(b);
   b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
   static constexpr char kHex[] = "0123456789abcdef";

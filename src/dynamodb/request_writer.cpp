@@ -1,8 +1,10 @@
 #include "dynamodb/request_writer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
+#include <span>
+#include <utility>
 
 #include "dynamodb/protocol.h"
 #include "harel/errors.h"

@@ -23,8 +23,10 @@ namespace harel::dynamodb {
 class RequestWriter {
  public:
   // Raises InvalidArgument if a setting that becomes a header value (the user
-  // agent, region, access key id or session token) holds a control character:
-  // a line break there would forge headers. The message does not quote it.
+  // agent — named HttpClientOptions::user_agent in the message, where users
+  // set it — region, access key id or session token) holds a control
+  // character: a line break there would forge headers. The message does not
+  // quote it.
   RequestWriter(Settings settings, std::string user_agent);
 
   // The request for `operation` with `request` as its body, signed now.
