@@ -256,5 +256,40 @@ TEST_F(AsyncStore, InjectedClientStaysTheCallersAfterClose) {
   EXPECT_TRUE(tables.get().as_object().contains("TableNames"));
 }
 
+// A sequence that backs off (a table still CREATING) waits on a timer the
+// run makes only then; the wait is real, and the run completes after it.
+TEST(AsyncStoreBackoff, EnsureTablesWaitsOutACreatingTable) {
+  class CreatingOnceClient final : public dynamodb::DynamoClient {
+   public:
+    explicit CreatingOnceClient(asio::io_context& io) : io_(io) {}
+    boost::json::value call(std::string_view operation, const boost::json::object&) override {
+      if (operation != "DescribeTable") return boost::json::object();
+      const char* status = describes++ == 0 ? "CREATING" : "ACTIVE";
+      return boost::json::object{{"Table", {{"TableStatus", status}}}};
+    }
+    asio::any_io_executor executor() const override { return io_.get_executor(); }
+    int describes = 0;
+
+   private:
+    asio::io_context& io_;
+  };
+  asio::io_context io;
+  auto client = std::make_shared<CreatingOnceClient>(io);
+  AsyncDynamoDBStore store(client, {});
+  std::exception_ptr outcome;
+  bool done = false;
+  const auto start = std::chrono::steady_clock::now();
+  store.async_ensure_tables([&](std::exception_ptr e) {
+    outcome = e;
+    done = true;
+  });
+  io.run();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(done);
+  EXPECT_FALSE(outcome);
+  EXPECT_EQ(client->describes, 7 + 1);  // the first table asked twice
+  EXPECT_GE(waited, std::chrono::milliseconds(150));  // the store's 200 ms pause, loosely
+}
+
 }  // namespace
 }  // namespace harel::testing
