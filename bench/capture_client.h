@@ -21,6 +21,20 @@
 
 namespace harel::bench {
 
+// DynamoDB's answers to the store's writes on success, made up locally: the
+// seq allocator's counter ADD (UpdateItem) answers with the counter's new
+// value; every other write (TransactWriteItems, DeleteItem, ...) "{}". The
+// seqs only name outbox items, which are written unconditionally, so any
+// fresh value stands in for the server's.
+class LocalAnswers {
+ public:
+  explicit LocalAnswers(std::int64_t first_seq) : counter_(first_seq) {}
+  boost::json::object answer(std::string_view operation, const boost::json::object& request);
+
+ private:
+  std::int64_t counter_;
+};
+
 struct CapturedCall {
   std::string operation;
   boost::json::object request;
@@ -40,7 +54,7 @@ class CaptureClient final : public dynamodb::DynamoClient {
  private:
   std::shared_ptr<dynamodb::DynamoClient> real_;
   bool forwarding_ = false;
-  std::int64_t counter_ = 1'000'000'000;  // seqs the local answers hand out
+  LocalAnswers answers_{1'000'000'000};
   std::vector<CapturedCall> calls_;
 };
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "dynamodb/request_writer.h"
 #include "wire.h"
@@ -28,6 +29,10 @@ Usage usage() {
   const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
   return {seconds(r.ru_utime) + seconds(r.ru_stime), seconds(r.ru_utime), r.ru_nvcsw, r.ru_maxrss};
 }
+
+// The modes that take a concurrency ("async-16"), by name.
+constexpr std::pair<std::string_view, Path> kConcurrentModes[] = {
+    {"async", Path::Async}, {"raw", Path::Raw}, {"wire", Path::Wire}};
 
 // The raw ceiling's requests: what the store sends for this run.
 struct Captured {
@@ -119,9 +124,7 @@ Mode Mode::parse(std::string_view text) {
   const std::size_t dash = text.find('-');
   const std::string_view kind = text.substr(0, dash);
   std::size_t n = 0;
-  constexpr std::pair<std::string_view, Path> kKinds[] = {
-      {"async", Path::Async}, {"raw", Path::Raw}, {"wire", Path::Wire}};
-  for (const auto& [name, path] : kKinds) {
+  for (const auto& [name, path] : kConcurrentModes) {
     if (dash == std::string_view::npos || kind != name) continue;
     const std::string_view digits = text.substr(dash + 1);
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
@@ -131,17 +134,9 @@ Mode Mode::parse(std::string_view text) {
 }
 
 std::string Mode::name() const {
-  switch (path) {
-    case Path::Sync:
-      return "sync";
-    case Path::Async:
-      return "async-" + std::to_string(concurrency);
-    case Path::Raw:
-      return "raw-" + std::to_string(concurrency);
-    case Path::Wire:
-      return "wire-" + std::to_string(concurrency);
-  }
-  return {};
+  for (const auto& [name, p] : kConcurrentModes)
+    if (p == path) return std::string(name) + "-" + std::to_string(concurrency);
+  return "sync";
 }
 
 Result measure(Workload& workload, const Mode& mode, Stores& stores, DataGenerator& data, std::size_t ops,

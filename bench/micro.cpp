@@ -20,7 +20,6 @@
 #include "data.h"
 #include "dynamodb/protocol.h"
 #include "dynamodb/request_writer.h"
-#include "harel/dynamodb/attribute_value.h"
 #include "harel/model/codec.h"
 #include "harel/store/async_dynamodb_store.h"
 #include "harel/store/dynamodb_store.h"
@@ -38,39 +37,6 @@ dynamodb::Settings local_settings() {
   s.credentials.secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
   return s;
 }
-
-// Everything a DynamoClient does but the socket: each request is written
-// (serialized and signed) and each answer interpreted from its text.
-class StubbedNetworkClient final : public dynamodb::DynamoClient {
- public:
-  explicit StubbedNetworkClient(boost::asio::io_context& io) : io_(io), writer_(local_settings(), "harel-bench") {}
-
-  // What GetItem answers (and BatchGetItem, as its one item).
-  void set_item(const bj::object& item) {
-    get_item_answer_ = bj::serialize(bj::object{{"Item", item}});
-  }
-
-  bj::value call(std::string_view operation, const bj::object& request) override {
-    benchmark::DoNotOptimize(writer_.write(operation, request));
-    std::string answer = "{}";
-    if (operation == "GetItem") {
-      answer = get_item_answer_;
-    } else if (operation == "UpdateItem") {  // the seq allocator's counter
-      counter_ += dynamodb::av::get_int(request.at("ExpressionAttributeValues").as_object(), ":k");
-      answer = "{\"Attributes\":{\"n\":{\"N\":\"" + std::to_string(counter_) + "\"}}}";
-    }
-    dynamodb::protocol::Interpreted r = dynamodb::protocol::interpret(200, answer, "", "");
-    if (r.error) std::rethrow_exception(r.error);
-    return std::move(r.response);
-  }
-  boost::asio::any_io_executor executor() const override { return io_.get_executor(); }
-
- private:
-  boost::asio::io_context& io_;
-  dynamodb::RequestWriter writer_;
-  std::string get_item_answer_ = "{}";
-  std::int64_t counter_ = 1000;
-};
 
 // The records and requests of the benchmark's update workload.
 struct Fixture {
@@ -100,6 +66,34 @@ const Fixture& fixture() {
   static const Fixture f;
   return f;
 }
+
+// Everything a DynamoClient does but the socket: each request is written
+// (serialized and signed) and each answer interpreted from its text —
+// DynamoDB's answer on success, made up locally, and the fixture's
+// execution for a GetItem.
+class StubbedNetworkClient final : public dynamodb::DynamoClient {
+ public:
+  explicit StubbedNetworkClient(boost::asio::io_context& io)
+      : io_(io),
+        writer_(local_settings(), "harel-bench"),
+        get_item_answer_(bj::serialize(bj::object{{"Item", fixture().item}})) {}
+
+  bj::value call(std::string_view operation, const bj::object& request) override {
+    benchmark::DoNotOptimize(writer_.write(operation, request));
+    const std::string answer =
+        operation == "GetItem" ? get_item_answer_ : bj::serialize(answers_.answer(operation, request));
+    dynamodb::protocol::Interpreted r = dynamodb::protocol::interpret(200, answer, "", "");
+    if (r.error) std::rethrow_exception(r.error);
+    return std::move(r.response);
+  }
+  boost::asio::any_io_executor executor() const override { return io_.get_executor(); }
+
+ private:
+  boost::asio::io_context& io_;
+  dynamodb::RequestWriter writer_;
+  std::string get_item_answer_;
+  LocalAnswers answers_{1000};
+};
 
 void BM_WriteRequest_GetItem(benchmark::State& state) {
   dynamodb::RequestWriter writer(local_settings(), "harel-bench");
@@ -196,9 +190,7 @@ BENCHMARK(BM_Commit_Async);
 // answer, decoding the execution.
 void BM_Load_Sync(benchmark::State& state) {
   boost::asio::io_context io;
-  auto client = std::make_shared<StubbedNetworkClient>(io);
-  client->set_item(fixture().item);
-  DynamoDBStore store(client, {});
+  DynamoDBStore store(std::make_shared<StubbedNetworkClient>(io), {});
   for (auto _ : state) benchmark::DoNotOptimize(store.load(fixture().exe.id));
 }
 BENCHMARK(BM_Load_Sync);
@@ -206,9 +198,7 @@ BENCHMARK(BM_Load_Sync);
 // The same through AsyncDynamoDBStore.
 void BM_Load_Async(benchmark::State& state) {
   boost::asio::io_context io;
-  auto client = std::make_shared<StubbedNetworkClient>(io);
-  client->set_item(fixture().item);
-  AsyncDynamoDBStore store(client, {});
+  AsyncDynamoDBStore store(std::make_shared<StubbedNetworkClient>(io), {});
   run_chained(state, io, [&](std::function<void()> next) {
     store.async_load(fixture().exe.id, [next = std::move(next)](std::exception_ptr e, std::optional<Execution> exe) {
       if (e) std::rethrow_exception(e);
