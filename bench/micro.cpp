@@ -178,7 +178,7 @@ void BM_Commit_Async(benchmark::State& state) {
   DynamoDBStore(client, {}).commit(exe, {});
   run_chained(state, io, [&](std::function<void()> next) {
     ++exe.processed_events;
-    store.async_commit(exe, fixture().effects, [next = std::move(next)](std::exception_ptr e) {
+    store.async_commit(exe, fixture().effects, [next = std::move(next)](std::exception_ptr e, CommitReceipt) {
       if (e) std::rethrow_exception(e);
       next();
     });

@@ -21,6 +21,9 @@ AlreadyProcessed::AlreadyProcessed(std::string execution_id, std::string event_i
                     version, version),
       event_id_(std::move(event_id)) {}
 
+UnknownDefinition::UnknownDefinition(std::string definition_id)
+    : InvalidArgument("unknown definition '" + definition_id + "'"), definition_id_(std::move(definition_id)) {}
+
 DecodeError::DecodeError(std::string field, const std::string& what)
     : Error(field.empty() ? what : "field '" + field + "': " + what), field_(std::move(field)) {}
 

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <chrono>
 #include <iostream>
-#include <thread>
 
 #include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
@@ -13,6 +12,7 @@
 #include "harel/json/write.h"
 #include "harel/model/codec.h"
 #include "harel/store/open.h"
+#include "harel/transport/open.h"
 #include "output.h"
 #include "runtime_setup.h"
 
@@ -48,25 +48,6 @@ int init(const Globals& g) {
     std::cout << compact_json(bj::object{{"store", g.store_url}, {"ready", true}}) << '\n';
   else
     std::cout << "store ready: " << g.store_url << '\n';
-  return 0;
-}
-
-int create(const Globals& g, const CreateOptions& o) {
-  Execution exe;
-  exe.id = o.id;
-  exe.definition_id = o.definition_id;
-  exe.priority = o.priority;
-  try {
-    exe.context = parse_object(o.context_json, "--context");
-  } catch (const DecodeError& e) {
-    throw InvalidArgument(std::string("--context: ") + e.what());
-  }
-  auto store = open_store(g.store_url);
-  store->save(exe);
-  if (g.json)
-    std::cout << to_json(exe) << '\n';
-  else
-    std::cout << "created " << exe.id << " (version " << exe.version << ")\n";
   return 0;
 }
 
@@ -155,6 +136,17 @@ int outbox(const Globals& g) {
     t.add({std::to_string(e.seq), e.target_id ? *e.target_id : "(none)", e.event.id, e.event.kind,
            compact_json(e.event.data)});
   t.print(std::cout);
+  // Where delivered events wait: the transport's queue, and the ones that
+  // failed too often, parked there.
+  if (const auto url = effective_transport_url(g); url && url->rfind("memory:", 0) != 0) {
+    const auto transport = open_transport(*url);
+    const TransportBacklog backlog = transport->backlog();
+    std::cout << "\ntransport " << *url << ": " << backlog.pending << " pending, " << backlog.parked << " parked\n";
+    if (backlog.parked) {
+      std::cout << "parked (harelctl requeue ID | --all):\n";
+      print_parked(transport->parked(), std::cout);
+    }
+  }
   return 0;
 }
 
@@ -198,70 +190,6 @@ int timers(const Globals& g, const TimersOptions& o) {
   }
   t.print(std::cout);
   return 0;
-}
-
-namespace {
-
-boost::json::object parse_data(const std::string& text) {
-  try {
-    return parse_object(text, "--data");
-  } catch (const DecodeError& e) {
-    throw InvalidArgument(std::string("--data: ") + e.what());
-  }
-}
-
-const char* outcome_name(runtime::ProcessOutcome o) {
-  switch (o) {
-    case runtime::ProcessOutcome::Handled: return "handled";
-    case runtime::ProcessOutcome::Unhandled: return "unhandled";
-    case runtime::ProcessOutcome::Duplicate: return "duplicate";
-    case runtime::ProcessOutcome::NotFound: return "not found";
-  }
-  return "?";
-}
-
-// Runs `pass` once, or with --follow until killed, idling briefly when it found nothing.
-template <class Pass>
-int loop(const Globals& g, const LoopOptions& o, const char* what, Pass&& pass) {
-  auto store = open_store(g.store_url);
-  runtime::RunnerOptions options;
-  options.trace = o.trace;
-  runtime::DurableRunner runner(*store, load_definitions(g.definitions_dir), options);
-  do {
-    const std::int64_t n = pass(runner);
-    if (g.json)
-      std::cout << compact_json(bj::object{{what, n}}) << '\n';
-    else if (n || !o.follow)
-      std::cout << what << ": " << n << '\n';
-    if (o.follow && n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  } while (o.follow);
-  return 0;
-}
-
-}  // namespace
-
-int send(const Globals& g, const SendOptions& o) {
-  Event event = runtime::make_event(o.kind, parse_data(o.data_json));
-  if (o.event_id) event.id = *o.event_id;
-  if (event.kind.empty()) throw InvalidArgument("event kind must not be empty");
-  auto store = open_store(g.store_url);
-  runtime::DurableRunner runner(*store, load_definitions(g.definitions_dir));
-  const auto outcome = runner.process(o.id, event);
-  if (outcome == runtime::ProcessOutcome::NotFound)
-    throw InvalidArgument("no execution '" + o.id + "' in " + g.store_url);
-  if (g.json)
-    std::cout << compact_json(bj::object{{"event_id", event.id}, {"outcome", outcome_name(outcome)}}) << '\n';
-  else
-    std::cout << event.kind << " (" << event.id << ") → " << o.id << ": " << outcome_name(outcome) << '\n';
-  return 0;
-}
-
-int relay(const Globals& g, const LoopOptions& o) {
-  return loop(g, o, "relayed", [](runtime::DurableRunner& r) { return r.relay_once(); });
-}
-
-int sweep(const Globals& g, const LoopOptions& o) {
-  return loop(g, o, "timers fired", [](runtime::DurableRunner& r) { return r.sweep_once(); });
 }
 
 }  // namespace harelctl

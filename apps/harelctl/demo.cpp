@@ -1,5 +1,6 @@
 #include "demo.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,15 +11,19 @@
 #include <random>
 #include <thread>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "fleet.h"
 #include "harel/errors.h"
-#include "harel/store/open.h"
+#include "harel/runtime/worker.h"
 #include "output.h"
-#include "runtime_setup.h"
 
 namespace harelctl {
+namespace asio = boost::asio;
 namespace bj = boost::json;
 using namespace harel;
-using runtime::DurableRunner;
 
 namespace {
 
@@ -37,19 +42,16 @@ Event scripted(const std::string& order, const std::string& step, std::string ki
   return Event{order + ":" + step, std::move(kind), std::nullopt, std::nullopt, std::move(data), {}};
 }
 
-void drive_order(DurableRunner& runner, ExecutionStore& store, const std::string& id, int n) {
-  if (!store.load(id)) {
-    try {
-      runner.create("order", {}, id);
-    } catch (const InvalidArgument&) {  // created by an earlier, interrupted run
-    }
-  }
+// Order n's events, in the order its group delivers them.
+std::vector<Publication> script(const std::string& id, int n) {
+  std::vector<Publication> events;
   for (int item = 0; item <= n % 3; ++item)
-    runner.process(id, scripted(id, "add-" + std::to_string(item), "AddItem"));
+    events.push_back({id, scripted(id, "add-" + std::to_string(item), "AddItem"), std::nullopt});
   if (n % 10 == 9)
-    runner.process(id, scripted(id, "cancel", "Cancel"));
+    events.push_back({id, scripted(id, "cancel", "Cancel"), std::nullopt});
   else
-    runner.process(id, scripted(id, "pay", "Pay", {{"method", n % 10 == 8 ? "voucher" : "card"}}));
+    events.push_back({id, scripted(id, "pay", "Pay", {{"method", n % 10 == 8 ? "voucher" : "card"}}), std::nullopt});
+  return events;
 }
 
 std::string random_run_id() {
@@ -57,6 +59,13 @@ std::string random_run_id() {
   char buf[9];
   std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rng()));
   return buf;
+}
+
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 class Progress {
@@ -85,96 +94,127 @@ class Progress {
   double last_line_ = -10;
 };
 
+// The fleet of one process: W workers, each on its own thread and event loop,
+// sharing the store, the transport and the runner core (and so its counters).
+class WorkerThreads {
+ public:
+  WorkerThreads(Fleet& fleet, int workers, int concurrency) {
+    runtime::WorkerOptions options;
+    options.concurrency = concurrency;
+    // In one process a dead lease holder is a restarted demo: take over soon.
+    options.recovery_lease = std::chrono::milliseconds(2000);
+    options.on_error = [](const std::string& line) { std::cerr << "harelctl demo: " << line << '\n'; };
+    for (int i = 0; i < workers; ++i) {
+      workers_.push_back(std::make_unique<runtime::Worker>(*fleet.runner, *fleet.async_store, *fleet.async_transport, options));
+      threads_.emplace_back([this, w = workers_.back().get()] {
+        asio::io_context io;
+        asio::co_spawn(io, w->run(), [this](std::exception_ptr e) {
+          if (e) failure_ = e;
+        });
+        io.run();
+      });
+    }
+  }
+  ~WorkerThreads() { stop(); }
+
+  void stop() {
+    for (auto& w : workers_) w->stop();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+  std::int64_t sum(std::atomic<std::int64_t> runtime::WorkerStats::*counter) const {
+    std::int64_t n = 0;
+    for (const auto& w : workers_) n += (w->stats().*counter).load();
+    return n;
+  }
+
+ private:
+  std::vector<std::unique_ptr<runtime::Worker>> workers_;
+  std::vector<std::thread> threads_;
+  std::exception_ptr failure_;
+};
+
 }  // namespace
 
 int demo(const Globals& g, const DemoOptions& o) {
   if (o.orders <= 0) throw InvalidArgument("--orders must be positive");
   if (o.workers <= 0) throw InvalidArgument("--workers must be positive");
-  auto store = open_store(g.store_url);
+  if (o.concurrency <= 0) throw InvalidArgument("--concurrency must be positive");
   runtime::RunnerOptions options;
   options.trace = o.trace;
-  DurableRunner runner(*store, load_definitions(g.definitions_dir), options);
+  options.on_kept = [](const std::string& line) { std::cerr << "harelctl demo: " << line << '\n'; };
+  // One process: the workers share an in-process transport unless told otherwise.
+  Fleet fleet(g, options, g.transport_url.empty() ? std::string("memory:") : g.transport_url);
+  ExecutionStore& store = *fleet.store;
   const std::string run = o.run_id.empty() ? random_run_id() : o.run_id;
   auto order_id = [&](int n) { return "order-" + run + "-" + std::to_string(n); };
 
   // One ledger per store counts completed orders across runs.
-  if (!store->load("ledger")) {
+  if (!store.load("ledger")) {
     try {
-      runner.create("ledger", {}, "ledger");
+      fleet.run(fleet.runner->create("ledger", {}, std::string("ledger")));
     } catch (const InvalidArgument&) {  // another demo created it meanwhile
     }
   }
   const auto ledger_count = [&] {
-    const auto ledger = store->load("ledger");
+    const auto ledger = store.load("ledger");
     const auto* n = ledger ? ledger->context.if_contains("orders") : nullptr;
     return n && n->is_int64() ? n->as_int64() : 0;
   };
   const std::int64_t ledger_before = ledger_count();
   // Re-running a run id resumes it (after a crash, say): every step is
   // idempotent, but the ledger's count from before the resume is unknown.
-  const bool resumed = store->load(order_id(0)).has_value();
+  const bool resumed = store.load(order_id(0)).has_value();
 
   const auto started = std::chrono::steady_clock::now();
+  const double cpu_before = cpu_seconds();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
-  std::atomic<int> finished{0};
-  std::atomic<bool> failed{false};
-  std::string failure;
-  std::mutex failure_mu;
-  std::map<std::string, int> outcomes;  // written by each worker under failure_mu
+  if (resumed) fleet.run(fleet.runner->relay_once());  // what the crashed run left between commit and ack
 
-  std::vector<std::thread> workers;
-  for (int w = 0; w < o.workers; ++w) {
-    workers.emplace_back([&, w] {
-      try {
-        std::vector<int> mine;
-        for (int n = w; n < o.orders; n += o.workers) {
-          drive_order(runner, *store, order_id(n), n);
-          mine.push_back(n);
-        }
-        // Every worker also relays and sweeps: competing relays are the normal
-        // case in production, and dedupe keeps their work exactly-once.
-        while (!failed) {
-          const auto moved = runner.relay_once() + runner.sweep_once();
-          std::vector<int> open;
-          for (int n : mine) {
-            const auto exe = store->load(order_id(n));
-            if (exe && is_terminal(exe->status)) {
-              std::lock_guard lock(failure_mu);
-              ++outcomes[exe->outcome.value_or("?")];
-              ++finished;
-            } else {
-              open.push_back(n);
-            }
-          }
-          mine.swap(open);
-          if (mine.empty() && finished == o.orders && moved == 0) break;
-          if (moved == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-      } catch (const std::exception& e) {
-        std::lock_guard lock(failure_mu);
-        failed = true;
-        failure = e.what();
-      }
-    });
+  // Create the orders and queue their events; the workers do the rest.
+  std::map<std::string, int> outcomes;
+  std::vector<int> open;
+  for (int n = 0; n < o.orders; ++n) {
+    const std::string id = order_id(n);
+    const auto exe = store.load(id);
+    if (exe && is_terminal(exe->status)) {
+      ++outcomes[exe->outcome.value_or("?")];
+      continue;
+    }
+    if (!exe) fleet.run(fleet.runner->create("order", {}, id));
+    fleet.transport->publish(script(id, n));  // after a crash, already applied ones are duplicates
+    open.push_back(n);
   }
-  Progress progress(o.orders, runner.stats());
-  while (finished < o.orders && !failed) {
+  WorkerThreads workers(fleet, o.workers, o.concurrency);
+  Progress progress(o.orders, fleet.runner->stats());
+  int finished = o.orders - static_cast<int>(open.size());
+  while (!open.empty()) {
+    std::vector<int> still;
+    for (int n : open) {
+      const auto exe = store.load(order_id(n));
+      if (exe && is_terminal(exe->status))
+        ++outcomes[exe->outcome.value_or("?")], ++finished;
+      else
+        still.push_back(n);
+    }
+    open.swap(still);
     progress.show(finished, elapsed());
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!open.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  for (auto& t : workers) t.join();
-  // A last pass, so the ledger has every OrderDone before it is checked.
-  while (runner.relay_once() + runner.sweep_once() > 0) {
-  }
+  // The ledger's OrderDone events are the last to land: wait for the queue to drain.
+  while (fleet.transport->backlog().pending > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  workers.stop();
   const double seconds = elapsed();
+  const double cpu = cpu_seconds() - cpu_before;
   progress.show(finished, seconds, true);
-  if (failed) throw Error("demo stopped: " + failure);
 
   // Check what a user would: every order at its expected outcome, nothing stranded.
   std::vector<std::string> problems;
   std::int64_t expected_success = 0;
   for (int n = 0; n < o.orders; ++n) {
-    const auto exe = store->load(order_id(n));
+    const auto exe = store.load(order_id(n));
     const std::string want = expected_outcome(n);
     expected_success += want == "success";
     if (!exe || exe->outcome != want)
@@ -185,38 +225,51 @@ int demo(const Globals& g, const DemoOptions& o) {
   if (!resumed && recorded != expected_success)
     problems.push_back("ledger recorded " + std::to_string(recorded) + " orders, expected exactly " +
                        std::to_string(expected_success));
-  for (const auto& t : store->due_timers(32503680000.0))
+  for (const auto& t : store.due_timers(32503680000.0))
     if (t.execution_id.rfind("order-" + run + "-", 0) == 0) problems.push_back("timer left: " + t.execution_id);
+  const std::int64_t parked = workers.sum(&runtime::WorkerStats::parked);
+  if (parked) problems.push_back(std::to_string(parked) + " events parked (harelctl parked)");
 
-  const auto& s = runner.stats();
+  const auto& s = fleet.runner->stats();
+  const double events = static_cast<double>(s.events.load());
+  const double per_s = seconds > 0 ? events / seconds : 0.0;
+  const double cpu_us = events > 0 ? cpu / events * 1e6 : 0.0;
   if (g.json) {
     bj::object out{{"run", run},
                    {"store", g.store_url},
+                   {"transport", *fleet.transport_url},
                    {"orders", o.orders},
+                   {"workers", o.workers},
+                   {"concurrency", o.concurrency},
                    {"outcomes", bj::object()},
                    {"events", s.events.load()},
                    {"duplicates", s.duplicates.load()},
                    {"conflicts_retried", s.conflicts_retried.load()},
                    {"outbox_delivered", s.outbox_delivered.load()},
+                   {"recovered", s.recovered.load()},
                    {"spawns_created", s.spawns_created.load()},
                    {"timers_fired", s.timers_fired.load()},
+                   {"parked", parked},
                    {"ledger_recorded", recorded},
                    {"resumed", resumed},
                    {"elapsed_s", seconds},
-                   {"events_per_s", seconds > 0 ? static_cast<double>(s.events.load()) / seconds : 0.0},
+                   {"events_per_s", per_s},
+                   {"cpu_us_per_event", cpu_us},
                    {"ok", problems.empty()}};
     for (const auto& [outcome, count] : outcomes) out["outcomes"].as_object()[outcome] = count;
     std::cout << compact_json(out) << '\n';
   } else {
-    std::cout << "demo run " << run << ": " << o.orders << " orders on " << g.store_url << " with " << o.workers
-              << " workers\n  outcomes:";
+    std::cout << "demo run " << run << ": " << o.orders << " orders on " << g.store_url << " via "
+              << *fleet.transport_url << ", " << o.workers << " workers x " << o.concurrency
+              << " in flight\n  outcomes:";
     for (const auto& [outcome, count] : outcomes) std::cout << ' ' << outcome << ' ' << count;
     std::cout << "\n  events " << s.events.load() << " (duplicates skipped " << s.duplicates.load()
-              << "), conflicts retried " << s.conflicts_retried.load() << "\n  outbox delivered "
-              << s.outbox_delivered.load() << ", spawns created " << s.spawns_created.load() << ", timers fired "
-              << s.timers_fired.load() << "\n  ledger recorded " << recorded << " orders"
+              << "), conflicts retried " << s.conflicts_retried.load() << ", parked " << parked
+              << "\n  outbox delivered " << s.outbox_delivered.load() << " (recovered " << s.recovered.load()
+              << "), spawns created " << s.spawns_created.load() << ", timers fired " << s.timers_fired.load()
+              << "\n  ledger recorded " << recorded << " orders"
               << (resumed ? " (resumed run: the ledger is checked only for fresh runs)" : "") << "\n  elapsed ";
-    std::printf("%.2f s, %.0f events/s\n", seconds, seconds > 0 ? static_cast<double>(s.events.load()) / seconds : 0.0);
+    std::printf("%.2f s, %.0f events/s, %.0f us CPU per event\n", seconds, per_s, cpu_us);
     std::cout << "  inspect: harelctl --store " << g.store_url << " list --definition order | show " << order_id(0)
               << " | trace " << order_id(0) << '\n';
   }

@@ -10,8 +10,9 @@ namespace harelctl {
 
 struct DemoOptions {
   int orders = 200;
-  int workers = 4;      // threads, each running its share of orders plus relay and sweep passes
-  bool trace = false;   // opt-in execution trace
+  int workers = 4;        // Worker instances, each on a thread and event loop of its own
+  int concurrency = 64;   // events in flight per worker
+  bool trace = false;     // opt-in execution trace
   std::string run_id;   // order ids are "order-<run>-<n>"; default: random. Reusing one resumes that run.
 };
 

@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
                  "Store URL: sqlite:PATH, memory:, dynamodb://HOST:PORT?prefix=P, dynamodb:?region=R&prefix=P "
                  "(default $HAREL_STORE, else sqlite:harel.db)")
       ->capture_default_str();
+  const char* env_transport = std::getenv("HAREL_TRANSPORT");
+  if (env_transport) g.transport_url = env_transport;
+  app.add_option("--transport", g.transport_url,
+                 "Transport URL: sqlite:PATH, memory: (default $HAREL_TRANSPORT, else the sqlite: store's own file, "
+                 "in-process for memory:, none for DynamoDB)");
   app.add_flag("--json", g.json, "Machine-readable JSON output");
   app.add_option("--definitions", g.definitions_dir, "Directory of extra statechart definitions (*.json)");
 
@@ -30,11 +35,10 @@ int main(int argc, char** argv) {
   init_cmd->callback([&] { rc = init(g); });
 
   CreateOptions co;
-  auto* create_cmd = app.add_subcommand("create", "Store a new execution (version 1)");
+  auto* create_cmd = app.add_subcommand("create", "Start a workflow: a new execution entering its initial states");
   create_cmd->add_option("id", co.id, "Execution id")->required();
   create_cmd->add_option("--definition,-d", co.definition_id, "Definition id")->required();
   create_cmd->add_option("--context,-c", co.context_json, "Context as a JSON object")->capture_default_str();
-  create_cmd->add_option("--priority", co.priority, "Priority 0..4")->check(CLI::Range(0, 4));
   create_cmd->callback([&] { rc = create(g, co); });
 
   ListOptions lo;
@@ -69,13 +73,15 @@ int main(int argc, char** argv) {
   DemoOptions demo_options;
   auto* demo_cmd = app.add_subcommand("demo", "Run N order workflows end to end and check every outcome");
   demo_cmd->add_option("--orders,-n", demo_options.orders, "How many orders")->capture_default_str();
-  demo_cmd->add_option("--workers,-w", demo_options.workers, "Worker threads")->capture_default_str();
+  demo_cmd->add_option("--workers,-w", demo_options.workers, "Workers (each a thread with its own event loop)")
+      ->capture_default_str();
+  demo_cmd->add_option("--concurrency,-c", demo_options.concurrency, "Events in flight per worker")->capture_default_str();
   demo_cmd->add_flag("--trace", demo_options.trace, "Record each execution's trace (see `harelctl trace ID`)");
   demo_cmd->add_option("--run-id", demo_options.run_id, "Order ids are order-<run-id>-<n> (default: random); an existing run id resumes that run");
   demo_cmd->callback([&] { rc = demo(g, demo_options); });
 
   SendOptions so;
-  auto* send_cmd = app.add_subcommand("send", "Deliver an event to an execution (exactly once per event id)");
+  auto* send_cmd = app.add_subcommand("send", "Send an event to an execution via the transport (applied once per event id)");
   send_cmd->add_option("id", so.id, "Execution id")->required();
   send_cmd->add_option("kind", so.kind, "Event kind")->required();
   send_cmd->add_option("--data", so.data_json, "Event data as a JSON object")->capture_default_str();
@@ -83,7 +89,7 @@ int main(int argc, char** argv) {
   send_cmd->callback([&] { rc = send(g, so); });
 
   LoopOptions lo_relay, lo_sweep;
-  auto* relay_cmd = app.add_subcommand("relay", "Deliver pending outbox events and create pending children");
+  auto* relay_cmd = app.add_subcommand("relay", "Recover every pending outbox event and spawn (poison rows are kept and reported)");
   relay_cmd->add_flag("--follow,-f", lo_relay.follow, "Keep relaying until interrupted");
   relay_cmd->add_flag("--trace", lo_relay.trace, "Record trace steps for the commits it makes");
   relay_cmd->callback([&] { rc = relay(g, lo_relay); });
@@ -91,6 +97,34 @@ int main(int argc, char** argv) {
   sweep_cmd->add_flag("--follow,-f", lo_sweep.follow, "Keep sweeping until interrupted");
   sweep_cmd->add_flag("--trace", lo_sweep.trace, "Record trace steps for the commits it makes");
   sweep_cmd->callback([&] { rc = sweep(g, lo_sweep); });
+
+  WorkerCommandOptions wo;
+  auto* worker_cmd = app.add_subcommand("worker", "Consume the transport: apply events, one worker per execution at a time");
+  worker_cmd->add_option("--concurrency,-c", wo.concurrency, "Events in flight")->check(CLI::PositiveNumber)->capture_default_str();
+  worker_cmd->add_option("--max-attempts", wo.max_attempts, "Failures before an event is parked")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  worker_cmd->add_flag("--once", wo.once, "Recover, fire due timers, drain the transport, then exit");
+  worker_cmd->add_flag("--trace", wo.trace, "Record trace steps for the commits it makes");
+  worker_cmd->add_option("--visibility", wo.visibility_seconds, "Lease length in seconds (a crashed worker's events return after it)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  worker_cmd->add_option("--grace", wo.grace_seconds, "Seconds an outbox or spawn row may stay pending before recovery delivers it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  worker_cmd->add_option("--status-every", wo.status_seconds, "Seconds between status lines (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  worker_cmd->callback([&] { rc = worker(g, wo); });
+
+  app.add_subcommand("parked", "Events parked in the transport after failing too often")->callback([&] {
+    rc = parked(g);
+  });
+  RequeueOptions ro;
+  auto* requeue_cmd = app.add_subcommand("requeue", "Put parked events back in circulation");
+  requeue_cmd->add_option("id", ro.id, "A parked message id (see `harelctl parked`)");
+  requeue_cmd->add_flag("--all", ro.all, "Every parked message");
+  requeue_cmd->callback([&] { rc = requeue(g, ro); });
 
   try {
     app.parse(argc, argv);

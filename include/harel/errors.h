@@ -56,6 +56,17 @@ class AlreadyProcessed : public StoreConflict {
   std::string event_id_;
 };
 
+// An execution runs a definition this process does not know. A worker leaves
+// such an execution's events to a worker that knows it (a mixed fleet).
+class UnknownDefinition : public InvalidArgument {
+ public:
+  explicit UnknownDefinition(std::string definition_id);
+  const std::string& definition_id() const noexcept { return definition_id_; }
+
+ private:
+  std::string definition_id_;
+};
+
 // A listing cursor that this store did not produce (garbage or tampered).
 class InvalidCursor : public InvalidArgument {
  public:

@@ -1,7 +1,7 @@
 #include "harel/runtime/async_runner.h"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
+#include <set>
+
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harel/errors.h"
@@ -10,108 +10,249 @@
 namespace harel::runtime {
 
 namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
 
 namespace {
 
-// Completion token for store operations inside the coroutines below: the
-// (exception_ptr, value) pair comes back as a tuple instead of a throw, so no
-// co_await sits inside a try block.
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+// Runs `body` and returns what it raised (null: nothing), so that the caller
+// can react to a failure with co_await, which a catch block cannot hold.
+template <class Body>
+awaitable<std::exception_ptr> capture(Body body) {
+  try {
+    co_await body();
+  } catch (...) {
+    co_return std::current_exception();
+  }
+  co_return nullptr;
+}
 
-bool is_conflict(const std::exception_ptr& e) {
+std::string describe(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
-  } catch (const StoreConflict&) {
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+template <class E>
+bool is(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const E&) {
     return true;
   } catch (...) {
     return false;
   }
 }
 
-// Runs `body` on the store's executor and completes `handler` with its result.
-template <class T, class Body>
-void launch(AsyncDynamoDBStore& store, asio::any_completion_handler<void(std::exception_ptr, T)> handler, Body body) {
-  asio::co_spawn(store.get_executor(), std::move(body), std::move(handler));
+// Rows pending for at least `grace` since this runner first saw them; the
+// map forgets rows that are gone.
+template <class Row>
+std::vector<Row> aged(std::vector<Row> rows, std::map<std::int64_t, EpochSeconds>& seen, std::mutex& mu,
+                      EpochSeconds now, std::chrono::milliseconds grace) {
+  if (grace.count() == 0) return rows;
+  std::lock_guard lock(mu);
+  std::map<std::int64_t, EpochSeconds> still;
+  std::vector<Row> due;
+  for (Row& row : rows) {
+    const auto it = seen.find(row.seq);
+    const EpochSeconds first = it == seen.end() ? now : it->second;
+    still.emplace(row.seq, first);
+    if (now - first >= static_cast<double>(grace.count()) / 1000.0) due.push_back(std::move(row));
+  }
+  seen.swap(still);
+  return due;
 }
 
 }  // namespace
 
-struct AsyncRunner::Impl {
-  // Commits a prepared step: nullptr on success, else the failure.
-  static asio::awaitable<std::exception_ptr> commit(AsyncRunner& r, Step& step) {
-    auto op = r.store_.async_commit(step.execution, step.effects, kTuple);
-    auto [error] = co_await std::move(op);
-    co_return error;
+struct AsyncRunner::Core {
+  AsyncRunner& r;
+
+  std::string outbox_dedupe_id(std::int64_t seq) const {
+    return "outbox:" + r.options_.dedupe_scope + ":" + std::to_string(seq);
   }
 
-  static asio::awaitable<ProcessOutcome> process(AsyncRunner& r, std::string id, Event event) {
+  // Commits a prepared step: its receipt, or nullopt on StoreConflict (the
+  // conflict itself in `conflict`).
+  awaitable<std::optional<CommitReceipt>> try_commit(Step& step, std::exception_ptr* conflict = nullptr) {
+    std::optional<CommitReceipt> receipt;
+    const std::exception_ptr error =
+        co_await capture([&]() -> awaitable<void> { receipt = co_await r.store_.async_commit(step.execution, step.effects, use_awaitable); });
+    if (!error) co_return receipt;
+    if (!is<StoreConflict>(error)) std::rethrow_exception(error);
+    if (conflict) *conflict = error;
+    co_return std::nullopt;
+  }
+
+  awaitable<ProcessOutcome> process(const std::string& id, const Event& event) {
     for (int attempt = 0;; ++attempt) {
-      auto load = r.store_.async_load_for_event(id, event.id, asio::use_awaitable);
-      const LoadForEvent loaded = co_await std::move(load);
+      const LoadForEvent loaded = co_await r.store_.async_load_for_event(id, event.id, use_awaitable);
       if (!loaded.execution) co_return ProcessOutcome::NotFound;
       if (loaded.already_processed) {
         ++r.stats_.duplicates;
         co_return ProcessOutcome::Duplicate;
       }
-      Step step = steps::for_event(*r.definitions_, *loaded.execution, event, r.options_.clock(), r.options_.trace);
-      const std::exception_ptr error = co_await commit(r, step);
-      if (!error) {
+      Step step = steps::for_event(*r.definitions_, *loaded.execution, event, r.now(), r.options_.trace);
+      std::exception_ptr conflict;
+      if (const auto receipt = co_await try_commit(step, &conflict)) {
         ++r.stats_.events;
+        co_await deliver(step.execution, step.effects, *receipt);
         co_return step.handled ? ProcessOutcome::Handled : ProcessOutcome::Unhandled;
       }
-      if (!is_conflict(error) || attempt == r.options_.conflict_retries) std::rethrow_exception(error);
       ++r.stats_.conflicts_retried;
+      if (attempt == r.options_.conflict_retries) std::rethrow_exception(conflict);
     }
   }
 
-  static asio::awaitable<std::int64_t> relay(AsyncRunner& r) {
-    std::int64_t handled = 0;
-    auto outbox_op = r.store_.async_pending_outbox(asio::use_awaitable);
-    const std::vector<OutboxEntry> outbox = co_await std::move(outbox_op);
-    for (const OutboxEntry& entry : outbox) {
-      // Untargeted events have no receiver in this runtime: acknowledged as undeliverable.
-      ProcessOutcome outcome = ProcessOutcome::NotFound;
-      if (entry.target_id) outcome = co_await process(r, *entry.target_id, entry.event);
-      if (outcome == ProcessOutcome::NotFound) ++r.stats_.undeliverable;
-      auto ack = r.store_.async_ack_outbox(entry.seq, asio::use_awaitable);
-      co_await std::move(ack);
-      ++r.stats_.outbox_delivered;
-      ++handled;
+  // Delivers a committed step's emits and spawns and acks their rows. A
+  // failure leaves the rows pending for relay_once: the commit stands.
+  awaitable<void> deliver(const Execution& exe, const Effects& effects, const CommitReceipt& receipt) {
+    if (!effects.emits.empty()) {
+      std::vector<OutboxEntry> rows;
+      for (std::size_t i = 0; i < effects.emits.size(); ++i)
+        rows.push_back({receipt.outbox_seq(i), effects.emits[i].target_id, effects.emits[i].event});
+      if (co_await capture([&]() -> awaitable<void> { co_await deliver_outbox(std::move(rows)); })) co_return;
     }
-    auto spawns_op = r.store_.async_pending_spawns(asio::use_awaitable);
-    const std::vector<SpawnEntry> spawns = co_await std::move(spawns_op);
-    for (const SpawnEntry& spawn : spawns) {
-      auto child_op = r.store_.async_load(spawn.child_id, asio::use_awaitable);
-      const bool exists = (co_await std::move(child_op)).has_value();
-      if (!exists) {  // else created by an earlier (interrupted) relay
-        auto parent_op = r.store_.async_load(spawn.parent_id, asio::use_awaitable);
-        const std::optional<Execution> parent = co_await std::move(parent_op);
-        if (!parent)
-          throw CorruptRecord("spawns", std::to_string(spawn.seq), "parent '" + spawn.parent_id + "' not found");
-        Step step = steps::for_child(*r.definitions_, spawn, *parent, r.options_.clock(), r.options_.trace);
-        const std::exception_ptr error = co_await commit(r, step);
-        if (!error)
-          ++r.stats_.spawns_created;
-        else if (!is_conflict(error))  // a conflict: another relay created it first
-          std::rethrow_exception(error);
+    for (std::size_t i = 0; i < effects.spawns.size(); ++i) {
+      const SpawnRequest& s = effects.spawns[i];
+      const SpawnEntry spawn{receipt.spawn_seq(i), exe.id, s.child_id, s.root_path, s.context};
+      if (co_await capture([&]() -> awaitable<void> { co_await handle_spawn(spawn, &exe); })) co_return;
+    }
+  }
+
+  // Publishes (or applies) outbox rows, then acks them — or, on a transport
+  // that is not durable, leaves each targeted row for its consumer to ack.
+  // Raises what failed; rows not yet acked stay pending.
+  awaitable<void> deliver_outbox(std::vector<OutboxEntry> rows) {
+    if (r.transport_) {
+      const bool durable = r.transport_->durable();
+      std::vector<Publication> publications;
+      for (const OutboxEntry& row : rows) {
+        if (!row.target_id) continue;
+        Publication p{*row.target_id, row.event, outbox_dedupe_id(row.seq), {}};
+        if (!durable) p.settle.outbox_seq = row.seq;
+        publications.push_back(std::move(p));
       }
-      auto ack = r.store_.async_ack_spawn(spawn.seq, asio::use_awaitable);
-      co_await std::move(ack);
-      ++handled;
+      if (!publications.empty()) co_await r.transport_->async_publish(std::move(publications), use_awaitable);
+      for (const OutboxEntry& row : rows)
+        if (durable || !row.target_id) co_await ack_outbox(row, true);
+      co_return;
+    }
+    for (const OutboxEntry& row : rows) {
+      // Untargeted events have no receiver in this runtime: acknowledged as undeliverable.
+      const ProcessOutcome outcome =
+          row.target_id ? co_await process(*row.target_id, row.event) : ProcessOutcome::NotFound;
+      co_await ack_outbox(row, outcome != ProcessOutcome::NotFound);
+    }
+  }
+
+  awaitable<void> ack_outbox(const OutboxEntry& row, bool delivered) {
+    co_await r.store_.async_ack_outbox(row.seq, use_awaitable);
+    ++r.stats_.outbox_delivered;
+    if (!delivered || !row.target_id) ++r.stats_.undeliverable;
+  }
+
+  // Creates the child a spawn intent names (unless it exists), delivers its
+  // start's effects, acks the intent. `parent` when the caller has it at hand.
+  awaitable<void> handle_spawn(const SpawnEntry& spawn, const Execution* parent) {
+    std::optional<Execution> loaded;
+    if (!parent) {
+      loaded = co_await r.store_.async_load(spawn.parent_id, use_awaitable);
+      if (!loaded) throw CorruptRecord("spawns", std::to_string(spawn.seq), "parent '" + spawn.parent_id + "' not found");
+      parent = &*loaded;
+    }
+    Step step = steps::for_child(*r.definitions_, spawn, *parent, r.now(), r.options_.trace);
+    // An insert: a conflict means an earlier (interrupted) delivery created it.
+    if (const auto receipt = co_await try_commit(step)) {
+      ++r.stats_.spawns_created;
+      co_await deliver(step.execution, step.effects, *receipt);
+    }
+    co_await r.store_.async_ack_spawn(spawn.seq, use_awaitable);
+  }
+
+  awaitable<std::int64_t> relay(std::chrono::milliseconds grace) {
+    std::int64_t handled = 0;
+    auto outbox = aged(co_await r.store_.async_pending_outbox(use_awaitable), r.outbox_seen_, r.seen_mu_, r.now(), grace);
+    for (OutboxEntry& row : outbox) {
+      const std::int64_t seq = row.seq;
+      const std::exception_ptr error = co_await capture([&]() -> awaitable<void> {
+        std::vector<OutboxEntry> one;
+        one.push_back(std::move(row));
+        co_await deliver_outbox(std::move(one));
+      });
+      count(error, handled, "outbox", seq);
+    }
+    auto spawns = aged(co_await r.store_.async_pending_spawns(use_awaitable), r.spawns_seen_, r.seen_mu_, r.now(), grace);
+    for (const SpawnEntry& spawn : spawns) {
+      const std::exception_ptr error =
+          co_await capture([&]() -> awaitable<void> { co_await handle_spawn(spawn, nullptr); });
+      count(error, handled, "spawns", spawn.seq);
     }
     co_return handled;
   }
 
-  static asio::awaitable<std::int64_t> sweep(AsyncRunner& r) {
+  // What the consumer of a non-durable transport's message settles after
+  // applying its event (see Settlement).
+  awaitable<void> settle(const Settlement& s) {
+    if (s.outbox_seq) co_await r.store_.async_ack_outbox(*s.outbox_seq, use_awaitable);
+    if (s.timer) co_await r.store_.async_delete_timer(s.timer->execution_id, s.timer->path, s.timer->fire_at, use_awaitable);
+  }
+
+  void count(const std::exception_ptr& error, std::int64_t& handled, std::string_view table, std::int64_t seq) {
+    if (!error) {
+      ++handled;
+      ++r.stats_.recovered;
+      return;
+    }
+    ++r.stats_.kept;
+    if (r.options_.on_kept)
+      r.options_.on_kept("kept " + std::string(table) + " row " + std::to_string(seq) + ": " + describe(error));
+  }
+
+  awaitable<std::int64_t> sweep() {
     std::int64_t fired = 0;
-    auto due_op = r.store_.async_due_timers(r.options_.clock(), asio::use_awaitable);
-    const std::vector<DueTimer> due = co_await std::move(due_op);
+    const std::vector<DueTimer> due = co_await r.store_.async_due_timers(r.now(), use_awaitable);
+    std::set<std::string> awaiting;  // published earlier, not yet settled by their consumer
+    {
+      std::lock_guard lock(r.seen_mu_);
+      for (const DueTimer& timer : due)
+        if (r.timeouts_published_.count(steps::timeout_event(timer).id)) awaiting.insert(steps::timeout_event(timer).id);
+      r.timeouts_published_ = awaiting;
+    }
     for (const DueTimer& timer : due) {
-      const ProcessOutcome outcome = co_await process(r, timer.execution_id, steps::timeout_event(timer));
+      const Event timeout = steps::timeout_event(timer);
+      if (awaiting.count(timeout.id)) continue;
+      bool counts = true;
+      if (r.transport_) {
+        // The event id is the dedupe id: a timer published twice within the
+        // window (a sweep that died before delete_timer, or found it again
+        // before the consumer of a non-durable transport deleted it) is
+        // enqueued once.
+        std::vector<Publication> publication;
+        publication.push_back({timer.execution_id, timeout, timeout.id, {}});
+        if (!r.transport_->durable()) {
+          publication.back().settle.timer = timer;
+          co_await r.transport_->async_publish(std::move(publication), use_awaitable);
+          {
+            std::lock_guard lock(r.seen_mu_);
+            r.timeouts_published_.insert(timeout.id);
+          }
+          ++r.stats_.timers_fired;
+          ++fired;
+          continue;  // the consumer deletes the timer once the Timeout is applied
+        }
+        co_await r.transport_->async_publish(std::move(publication), use_awaitable);
+      } else {
+        const ProcessOutcome outcome = co_await process(timer.execution_id, timeout);
+        counts = outcome == ProcessOutcome::Handled || outcome == ProcessOutcome::Unhandled;
+      }
       // Guarded on fire_at: a timer re-armed meanwhile (a new fire_at) survives.
-      auto del = r.store_.async_delete_timer(timer.execution_id, timer.path, timer.fire_at, asio::use_awaitable);
-      co_await std::move(del);
-      if (outcome == ProcessOutcome::Handled || outcome == ProcessOutcome::Unhandled) {
+      co_await r.store_.async_delete_timer(timer.execution_id, timer.path, timer.fire_at, use_awaitable);
+      if (counts) {
         ++r.stats_.timers_fired;
         ++fired;
       }
@@ -120,41 +261,33 @@ struct AsyncRunner::Impl {
   }
 };
 
-AsyncRunner::AsyncRunner(AsyncDynamoDBStore& store, std::shared_ptr<const Definitions> definitions,
-                         RunnerOptions options)
-    : store_(store), definitions_(std::move(definitions)), options_(std::move(options)) {
+AsyncRunner::AsyncRunner(AsyncExecutionStore& store, std::shared_ptr<const Definitions> definitions,
+                         RunnerOptions options, AsyncTransport* transport)
+    : store_(store), definitions_(std::move(definitions)), options_(std::move(options)), transport_(transport) {
   if (!options_.clock) options_.clock = steps::system_now;
   if (options_.conflict_retries < 0) throw InvalidArgument("conflict_retries must not be negative");
 }
 
-void AsyncRunner::start_create(std::string definition_id, boost::json::object context, std::optional<std::string> id,
-                               Handler<Execution> handler) {
-  launch<Execution>(store_, std::move(handler),
-                    [this, def = std::move(definition_id), ctx = std::move(context),
-                     eid = std::move(id)]() mutable -> asio::awaitable<Execution> {
-                      Step step = steps::for_new(*definitions_, def, std::move(ctx), std::move(eid),
-                                                 options_.clock(), options_.trace);
-                      const std::exception_ptr error = co_await Impl::commit(*this, step);
-                      if (error && is_conflict(error))
-                        throw InvalidArgument("execution '" + step.execution.id + "' already exists");
-                      if (error) std::rethrow_exception(error);
-                      co_return step.execution;
-                    });
+awaitable<Execution> AsyncRunner::create(std::string definition_id, boost::json::object context,
+                                         std::optional<std::string> id) {
+  Core core{*this};
+  Step step = steps::for_new(*definitions_, definition_id, std::move(context), std::move(id), now(), options_.trace);
+  const auto receipt = co_await core.try_commit(step);
+  if (!receipt) throw InvalidArgument("execution '" + step.execution.id + "' already exists");
+  co_await core.deliver(step.execution, step.effects, *receipt);
+  co_return step.execution;
 }
 
-void AsyncRunner::start_process(std::string id, Event event, Handler<ProcessOutcome> handler) {
-  launch<ProcessOutcome>(store_, std::move(handler),
-                         [this, id = std::move(id), ev = std::move(event)]() mutable {
-                           return Impl::process(*this, std::move(id), std::move(ev));
-                         });
+awaitable<ProcessOutcome> AsyncRunner::process(std::string id, Event event) {
+  co_return co_await Core{*this}.process(id, event);
 }
 
-void AsyncRunner::start_relay(Handler<std::int64_t> handler) {
-  launch<std::int64_t>(store_, std::move(handler), [this] { return Impl::relay(*this); });
+awaitable<std::int64_t> AsyncRunner::relay_once(std::chrono::milliseconds grace) {
+  co_return co_await Core{*this}.relay(grace);
 }
 
-void AsyncRunner::start_sweep(Handler<std::int64_t> handler) {
-  launch<std::int64_t>(store_, std::move(handler), [this] { return Impl::sweep(*this); });
-}
+awaitable<std::int64_t> AsyncRunner::sweep_once() { co_return co_await Core{*this}.sweep(); }
+
+awaitable<void> AsyncRunner::settle(Settlement settlement) { co_await Core{*this}.settle(settlement); }
 
 }  // namespace harel::runtime

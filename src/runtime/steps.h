@@ -1,13 +1,13 @@
-// The pure parts of running an execution, shared by DurableRunner (blocking)
-// and AsyncRunner (Asio): what to commit for an event, for a new execution,
-// for a spawned child, and the event a due timer becomes. The runners differ
-// only in how they wait for the store.
+// The pure parts of running an execution, used by AsyncRunner: what to commit
+// for an event, for a new execution, for a spawned child, and the event a due
+// timer becomes.
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include "harel/runtime/runner.h"
+#include "harel/model/outbox.h"
+#include "harel/runtime/definitions.h"
 
 namespace harel::runtime::steps {
 

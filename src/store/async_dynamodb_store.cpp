@@ -241,18 +241,18 @@ void AsyncDynamoDBStore::start_list_executions(ListQuery query, Handler<Executio
                            [](const auto& keep) { return keep.first->ops.list_executions(keep.second); }, DeliverValue{});
 }
 
-void AsyncDynamoDBStore::start_commit(Execution& exe, const Effects& effects, VoidHandler handler) {
+void AsyncDynamoDBStore::start_commit(Execution& exe, const Effects& effects, Handler<CommitReceipt> handler) {
   // `exe` and `effects` are the caller's until completion; the committed
   // version is applied to `exe` before the caller hears of the success.
   const std::int64_t trace_max = impl_->trace_max.load();
-  run_async<std::int64_t>(
+  run_async<CommitReceipt>(
       impl_->live_client(), impl_, std::move(handler),
       [&exe, &effects, trace_max](const std::shared_ptr<Impl>& impl) {
         return impl->ops.commit(exe, effects, trace_max);
       },
-      [&exe](VoidHandler h, std::exception_ptr e, std::int64_t version) {
-        if (!e) exe.version = version;
-        std::move(h)(e);
+      [&exe](Handler<CommitReceipt> h, std::exception_ptr e, CommitReceipt receipt) {
+        if (!e) exe.version += 1;
+        std::move(h)(e, receipt);
       });
 }
 

@@ -104,8 +104,10 @@ ExecutionPage DynamoDBStore::list_executions(const ListQuery& query) {
   return impl_->run(impl_->ops.list_executions(query));
 }
 
-void DynamoDBStore::commit(Execution& exe, const Effects& effects) {
-  exe.version = impl_->run(impl_->ops.commit(exe, effects, trace_max()));
+CommitReceipt DynamoDBStore::commit(Execution& exe, const Effects& effects) {
+  const CommitReceipt receipt = impl_->run(impl_->ops.commit(exe, effects, trace_max()));
+  exe.version += 1;
+  return receipt;
 }
 
 bool DynamoDBStore::is_processed(std::string_view execution_id, std::string_view event_id) {

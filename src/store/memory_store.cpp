@@ -83,7 +83,7 @@ ExecutionPage MemoryStore::list_executions(const ListQuery& query) {
   return page;
 }
 
-void MemoryStore::commit(Execution& exe, const Effects& effects) {
+CommitReceipt MemoryStore::commit(Execution& exe, const Effects& effects) {
   store::check_commit(exe, effects);
   const std::int64_t trace_max = this->trace_max();
   std::lock_guard lock(state_->mu);
@@ -104,6 +104,9 @@ void MemoryStore::commit(Execution& exe, const Effects& effects) {
   Row new_row{to_json(exe, new_version), std::move(summary)};
 
   s.executions.insert_or_assign(exe.id, std::move(new_row));
+  CommitReceipt receipt;
+  if (!effects.emits.empty()) receipt.first_outbox_seq = s.last_outbox_seq + 1;
+  if (!effects.spawns.empty()) receipt.first_spawn_seq = s.last_spawn_seq + 1;
   for (const auto& emit : effects.emits) {
     const std::int64_t seq = ++s.last_outbox_seq;
     s.outbox.emplace(seq, OutboxEntry{seq, emit.target_id, emit.event});
@@ -121,6 +124,7 @@ void MemoryStore::commit(Execution& exe, const Effects& effects) {
   }
   if (effects.trace) s.append_trace_locked(exe.id, *effects.trace, trace_max);
   exe.version = new_version;
+  return receipt;
 }
 
 bool MemoryStore::is_processed(std::string_view execution_id, std::string_view event_id) {

@@ -130,8 +130,9 @@ struct Db {
   }
 
   // The body of commit's transaction. `data` already carries expected + 1.
-  void write_commit(const Execution& exe, std::int64_t expected, const std::string& data, const Effects& effects,
-                    const EffectTexts& texts, std::int64_t trace_max) {
+  // AUTOINCREMENT under the write lock gives one commit consecutive seqs.
+  CommitReceipt write_commit(const Execution& exe, std::int64_t expected, const std::string& data,
+                             const Effects& effects, const EffectTexts& texts, std::int64_t trace_max) {
     // The CAS first: a lost race stops before any other write.
     {
       Query q(expected == 0 ? insert_execution : update_execution);
@@ -142,11 +143,15 @@ struct Db {
     }
     if (conn.changes() == 0) throw StoreConflict(exe.id, expected, version_of(exe.id));
 
-    for (std::size_t i = 0; i < effects.emits.size(); ++i)
+    CommitReceipt receipt;
+    for (std::size_t i = 0; i < effects.emits.size(); ++i) {
       Query(insert_outbox).bind_nullable(1, effects.emits[i].target_id).bind(2, texts.events[i]).run();
+      if (i == 0) receipt.first_outbox_seq = conn.last_insert_rowid();
+    }
     for (std::size_t i = 0; i < effects.spawns.size(); ++i) {
       const SpawnRequest& spawn = effects.spawns[i];
       Query(insert_spawn).bind(1, exe.id).bind(2, spawn.child_id).bind(3, spawn.root_path).bind(4, texts.contexts[i]).run();
+      if (i == 0) receipt.first_spawn_seq = conn.last_insert_rowid();
     }
     if (effects.processed_event_id) {
       Query(mark_processed).bind(1, exe.id).bind(2, *effects.processed_event_id).run();
@@ -161,6 +166,7 @@ struct Db {
     }
     if (texts.trace)
       write_trace(exe.id, store::next_trace_index(*effects.trace, last_trace_index(exe.id)), *texts.trace, trace_max);
+    return receipt;
   }
 };
 
@@ -300,7 +306,7 @@ ExecutionPage SqliteStore::list_executions(const ListQuery& query) {
   });
 }
 
-void SqliteStore::commit(Execution& exe, const Effects& effects) {
+CommitReceipt SqliteStore::commit(Execution& exe, const Effects& effects) {
   store::check_commit(exe, effects);
   const std::int64_t expected = exe.version;
   const std::int64_t trace_max = this->trace_max();
@@ -311,11 +317,13 @@ void SqliteStore::commit(Execution& exe, const Effects& effects) {
 
   std::lock_guard lock(impl_->mu);
   Db& db = impl_->open();
+  CommitReceipt receipt;
   store::sqlite::retry_busy([&] {
-    store::sqlite::write_transaction(db.conn,
-                                     [&] { db.write_commit(exe, expected, data, effects, texts, trace_max); });
+    store::sqlite::write_transaction(
+        db.conn, [&] { receipt = db.write_commit(exe, expected, data, effects, texts, trace_max); });
   });
   exe.version = expected + 1;
+  return receipt;
 }
 
 bool SqliteStore::is_processed(std::string_view execution_id, std::string_view event_id) {

@@ -109,7 +109,7 @@ TEST(Crashes, DynamoDBLocalSurvivesKillNine) {
   const std::string endpoint = testing::dynamodb_local_endpoint();  // http://127.0.0.1:PORT
   crash_and_resume("dynamodb://" + endpoint.substr(endpoint.find("//") + 2) + "?prefix=" +
                    testing::unique_prefix("crash"),
-                   3000);
+                   1000);
 }
 
 }  // namespace

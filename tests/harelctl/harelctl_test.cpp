@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
@@ -97,13 +98,15 @@ TEST_F(Harelctl, InitCreatesTheFile) {
 }
 
 TEST_F(Harelctl, CreateThenShow) {
-  Ran r = run("create ord-9 --definition order --context '{\"sku\":\"A-1\",\"qty\":2}' --priority 3");
+  Ran r = run("create ord-9 --definition order --context '{\"sku\":\"A-1\",\"qty\":2}'");
   ASSERT_EQ(r.status, 0) << r.err;
   r = run("--json show ord-9");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto v = boost::json::parse(r.out).as_object();
   EXPECT_EQ(v.at("version").as_int64(), 1);
-  EXPECT_EQ(v.at("priority").as_int64(), 3);
+  // Created means started: the workflow entered its initial state.
+  EXPECT_EQ(v.at("status").as_string(), "RUNNING");
+  EXPECT_EQ(v.at("active_path").as_string(), "Cart");
   EXPECT_EQ(v.at("context").at("sku").as_string(), "A-1");
   r = run("show ord-9");
   EXPECT_THAT(r.out, HasSubstr("\"definition_id\": \"order\""));
@@ -179,7 +182,10 @@ TEST_F(Harelctl, BadInputGivesOneClearLine) {
       {"show nobody", "no execution 'nobody'"},
       {"list --cursor garbage!!", "cursor"},
       {"list --status sleeping", "unknown status 'SLEEPING'"},
-      {"create ord-0 --definition order", "version conflict"},
+      {"create ord-0 --definition order", "execution 'ord-0' already exists"},
+      {"create x --definition no-such-chart", "unknown definition 'no-such-chart'"},
+      {"send nobody Pay", "no execution 'nobody'"},
+      {"requeue", "name one parked message id, or --all"},
       {"create x --definition order --context '[1]'", "--context"},
       {"create x --definition order --context '{bad'", "--context"},
       {"create '' --definition order", "execution id must not be empty"},
@@ -214,16 +220,80 @@ TEST_F(Harelctl, WorksOnDynamoDBUrls) {
   EXPECT_NE(r.out.find("\"ok\":true"), std::string::npos) << r.out;
   r = on_dynamo("show nobody");
   EXPECT_NE(r.status, 0);
+  // A worker needs a transport, and DynamoDB has none by default: the error names the choices.
+  r = on_dynamo("worker --once");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("--transport sqlite:PATH"));
+  EXPECT_THAT(r.out, HasSubstr("memory:"));
 
   const Ran bad = shell(std::string(HARELCTL_PATH) + " --store 'dynamodb://127.0.0.1:1?prefix=bad prefix' list 2>&1");
   EXPECT_NE(bad.status, 0);
   EXPECT_THAT(bad.out, HasSubstr("prefix"));
 }
 
+// The fleet's commands on the embedded default: the SQLite transport lives in
+// the store's own file.
+TEST_F(Harelctl, CreateSendAndWorkerOnceRunAWorkflowThroughTheTransport) {
+  ASSERT_EQ(run("create ledger --definition ledger").status, 0);
+  ASSERT_EQ(run("create o-1 --definition order").status, 0);
+  Ran r = run("send o-1 AddItem --event-id o-1:add");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("queued on sqlite:"));
+  ASSERT_EQ(run("send o-1 Pay --data '{\"method\":\"card\"}' --event-id o-1:pay").status, 0);
+  ASSERT_EQ(run("send o-1 Pay --data '{\"method\":\"card\"}' --event-id o-1:pay").status, 0);  // resent: a no-op
+
+  // --once drains what is due; the order's timeout comes due shortly after.
+  for (int i = 0; i < 50; ++i) {
+    r = run("--json worker --once");
+    ASSERT_EQ(r.status, 0) << r.err;
+    if (boost::json::parse(run("--json show o-1").out).at("status").as_string() == "DONE") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto order = boost::json::parse(run("--json show o-1").out);
+  EXPECT_EQ(order.at("outcome").as_string(), "success");
+  EXPECT_EQ(order.at("processed_events").as_int64(), 5);  // AddItem, Pay once, Timeout, two Finished
+  EXPECT_EQ(boost::json::parse(run("--json show ledger").out).at("context").at("orders").as_int64(), 1);
+  EXPECT_EQ(boost::json::parse(run("--json outbox").out).as_array().size(), 0u);
+  EXPECT_EQ(boost::json::parse(run("--json parked").out).as_array().size(), 0u);
+}
+
+// The poison scenario: an outbox row for an execution no worker knows, ahead of
+// a valid row. The valid one is delivered; the poison one is kept, not lost,
+// and holds back nobody.
+TEST_F(Harelctl, APoisonRowNeverHoldsBackTheRowsBehindIt) {
+  ASSERT_EQ(run("create ledger --definition ledger").status, 0);
+  {
+    SqliteStore store(db_);
+    Execution stranger;
+    stranger.id = "stranger";
+    stranger.definition_id = "no-such-chart";
+    store.save(stranger);
+    Execution source;
+    source.id = "source";
+    source.definition_id = "order";
+    Effects fx;
+    fx.emits.push_back({"stranger", Event{"p-1", "Poke", std::nullopt, std::nullopt, {}, {}}});
+    fx.emits.push_back({"ledger", Event{"p-2", "OrderDone", std::nullopt, std::nullopt, {}, {}}});
+    store.commit(source, fx);
+  }
+  Ran r = run("relay");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("relayed: 2"));  // both handed to the transport
+  r = run("--json worker --once");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = boost::json::parse(r.out);
+  EXPECT_EQ(summary.at("deferred").as_int64(), 1);
+  EXPECT_EQ(summary.at("parked").as_int64(), 0);
+  EXPECT_EQ(boost::json::parse(run("--json show ledger").out).at("context").at("orders").as_int64(), 1);
+  r = run("outbox");
+  EXPECT_THAT(r.out, HasSubstr("1 pending")) << r.out;  // kept in the transport for a worker that knows it
+}
+
 TEST_F(Harelctl, HelpAndUnknownCommands) {
   Ran r = run("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char* cmd : {"init", "list", "show", "trace", "outbox", "spawns", "timers"}) EXPECT_THAT(r.out, HasSubstr(cmd));
+  for (const char* cmd : {"init", "list", "show", "trace", "outbox", "spawns", "timers", "worker", "parked", "requeue"})
+    EXPECT_THAT(r.out, HasSubstr(cmd));
   r = run("list --help");
   EXPECT_THAT(r.out, HasSubstr("--roots-only"));
   r = run("frobnicate");

@@ -185,7 +185,7 @@ TEST(Races, AsyncTasksOnOneLoopOnDynamoDBLocal) {
             Effects fx;
             fx.emits.push_back({"sink", tick(tag)});
             auto commit = async_store.async_commit(e, fx, boost::asio::as_tuple(boost::asio::use_awaitable));
-            auto [error] = co_await std::move(commit);
+            auto [error, receipt] = co_await std::move(commit);
             if (!error) {
               wins.push_back({e.version, tag});
             } else {

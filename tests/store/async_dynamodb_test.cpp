@@ -47,9 +47,9 @@ class FutureAdapter final : public ExecutionStore {
   ExecutionPage list_executions(const ListQuery& q) override {
     return store_->async_list_executions(q, asio::use_future).get();
   }
-  void commit(Execution& exe, const Effects& fx) override {
+  CommitReceipt commit(Execution& exe, const Effects& fx) override {
     store_->set_trace_max(trace_max());
-    store_->async_commit(exe, fx, asio::use_future).get();
+    return store_->async_commit(exe, fx, asio::use_future).get();
   }
   bool is_processed(std::string_view id, std::string_view ev) override {
     return store_->async_is_processed(id, ev, asio::use_future).get();
@@ -210,7 +210,7 @@ TEST_F(AsyncStore, CommitCancelledBeforeItsTransactionWritesNothing) {
   fx.processed_event_id = "evA";
   asio::cancellation_signal signal;
   std::exception_ptr outcome;
-  store_->async_commit(e, fx, asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr err) { outcome = err; }));
+  store_->async_commit(e, fx, asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr err, CommitReceipt) { outcome = err; }));
   signal.emit(asio::cancellation_type::terminal);  // before the loop ran a single step
   io_.run();
   io_.restart();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -209,6 +210,27 @@ TEST_P(StoreContract, OutboxIsOrderedAcrossExecutionsAndAcked) {
   pending = store().pending_outbox();
   ASSERT_EQ(pending.size(), 3u);
   EXPECT_EQ(pending[1].event.id, "e3");
+}
+
+TEST_P(StoreContract, CommitReceiptNamesTheRowsItWrote) {
+  Execution a = make_execution("a");
+  store().commit(a, one_emit("t", "e0"));  // rows of an earlier commit are not in the receipt
+  Effects fx;
+  fx.emits = {{"t", make_event("e1")}, {"u", make_event("e2")}, {"v", make_event("e3")}};
+  fx.spawns.push_back({"a.Fork.A.0", "Fork.A", {}});
+  fx.spawns.push_back({"a.Fork.B.0", "Fork.B", {}});
+  const CommitReceipt receipt = store().commit(a, fx);
+
+  std::map<std::int64_t, std::string> outbox;
+  for (const auto& entry : store().pending_outbox()) outbox[entry.seq] = entry.event.id;
+  for (std::size_t i = 0; i < fx.emits.size(); ++i) EXPECT_EQ(outbox[receipt.outbox_seq(i)], fx.emits[i].event.id);
+  std::map<std::int64_t, std::string> spawns;
+  for (const auto& entry : store().pending_spawns()) spawns[entry.seq] = entry.child_id;
+  for (std::size_t i = 0; i < fx.spawns.size(); ++i) EXPECT_EQ(spawns[receipt.spawn_seq(i)], fx.spawns[i].child_id);
+
+  const CommitReceipt none = store().commit(a, Effects{});
+  EXPECT_EQ(none.first_outbox_seq, 0);
+  EXPECT_EQ(none.first_spawn_seq, 0);
 }
 
 TEST_P(StoreContract, UntargetedEmitRoundTrips) {

@@ -4,6 +4,8 @@
 // of it lands, or (on StoreConflict or any error) none of it does.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +51,17 @@ struct Effects {
   bool empty() const {
     return emits.empty() && spawns.empty() && timers.empty() && !processed_event_id && !trace;
   }
+};
+
+// Where a commit put its outbox events and spawn intents. One commit's seqs
+// are consecutive and in the order of Effects::emits / Effects::spawns, so
+// whoever delivers them right after the commit can ack exactly those rows.
+struct CommitReceipt {
+  std::int64_t first_outbox_seq = 0;  // seq of emits[0]; 0 when there were no emits
+  std::int64_t first_spawn_seq = 0;   // seq of spawns[0]; 0 when there were no spawns
+
+  std::int64_t outbox_seq(std::size_t i) const { return first_outbox_seq + static_cast<std::int64_t>(i); }
+  std::int64_t spawn_seq(std::size_t i) const { return first_spawn_seq + static_cast<std::int64_t>(i); }
 };
 
 }  // namespace harel

@@ -1,82 +1,104 @@
-// AsyncRunner: DurableRunner on AsyncDynamoDBStore — many executions advanced
-// concurrently by one event-loop thread.
+// AsyncRunner: the runtime's one core — drives executions through any store
+// (AsyncExecutionStore) as C++20 coroutines, many at a time on one event loop.
+// DurableRunner (blocking) and Worker (a transport's consumer) are built on it.
 //
-// Same guarantees and the same step logic as DurableRunner (runner.h): one
-// commit per event carrying all its effects, dedupe through the commit's
-// mark, StoreConflict → reload and recompute within a budget, relay and
-// sweep passes that are safe to run from several workers at once. Each
-// operation follows Asio's completion-token model; start as many as you like
-// (one per execution you are advancing) and they overlap on the loop.
+// * process(id, event): load_for_event (execution + dedupe mark in one step)
+//   → the pure engine → ONE commit carrying the new execution, its outbox
+//   emits, spawn intents, timer ops, the dedupe mark and (opt-in) a trace
+//   step. A StoreConflict (another worker advanced the execution) reloads and
+//   recomputes, up to a budget; an already-processed event is a no-op. So an
+//   event is applied exactly once however often it is delivered.
+// * Right after its commit, a step's effects are delivered: with a transport,
+//   each targeted emit is published to its target's group (dedupe id
+//   "outbox:<scope>:<seq>"); without one, it is applied to its target at once
+//   by process(). Each spawn intent becomes its child execution (whose own
+//   effects are delivered the same way). Then their outbox and spawn rows are
+//   acked. So the steady state does no duplicate work, and a crash between
+//   commit and ack leaves only rows for relay_once to recover.
+// * relay_once(grace): recovery. Rows pending for at least `grace` (as first
+//   seen by this runner; 0: every row now) are delivered as above and acked.
+//   A row whose handling fails is kept (on_kept is told) and never holds back
+//   the rows behind it.
+// * sweep_once(): each due timer becomes a Timeout event {"path"} with an id
+//   derived from the timer (so a timer fired twice is deduplicated), published
+//   or applied, then delete_timer guarded on fire_at (a re-armed timer
+//   survives).
+// Actions run inside the engine and may run more than once for one event (a
+// conflict recomputes the step): keep them free of outside side effects.
 //
-// Lifetimes: the store and definitions must outlive every operation.
+// Coroutines: each operation returns an asio::awaitable; co_await it inside a
+// coroutine, or start it with boost::asio::co_spawn(executor, op, token) for
+// any completion token. Errors are raised as the store raises them;
+// process() raises UnknownDefinition for an execution of a definition this
+// runner lacks, and the last StoreConflict when the retry budget is spent.
+//
+// Lifetimes: the store, the transport and the definitions must outlive every
+// operation. A runner may be used from several threads and event loops.
 #pragma once
 
-#include <exception>
+#include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 
-#include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
 
-#include "harel/runtime/runner.h"
-#include "harel/store/async_dynamodb_store.h"
+#include "harel/runtime/definitions.h"
+#include "harel/runtime/runner_options.h"
+#include "harel/store/async_execution_store.h"
+#include "harel/transport/async_transport.h"
 
 namespace harel::runtime {
 
 class AsyncRunner {
  public:
-  AsyncRunner(AsyncDynamoDBStore& store, std::shared_ptr<const Definitions> definitions, RunnerOptions options = {});
+  // `transport` null: a commit's emits are applied by this runner itself.
+  AsyncRunner(AsyncExecutionStore& store, std::shared_ptr<const Definitions> definitions, RunnerOptions options = {},
+              AsyncTransport* transport = nullptr);
 
-  // Completes with void(std::exception_ptr, Execution); as DurableRunner::create.
-  template <class Token>
-  auto async_create(std::string definition_id, boost::json::object context, std::optional<std::string> id,
-                    Token&& token) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, Execution)>(
-        [this](auto handler, std::string def, boost::json::object ctx, std::optional<std::string> eid) {
-          start_create(std::move(def), std::move(ctx), std::move(eid), std::move(handler));
-        },
-        token, std::move(definition_id), std::move(context), std::move(id));
-  }
+  // Creates and starts a root execution of `definition_id` (`id` unset: a
+  // fresh unique id) and delivers the effects of its start. An existing id
+  // raises InvalidArgument.
+  boost::asio::awaitable<Execution> create(std::string definition_id, boost::json::object context = {},
+                                           std::optional<std::string> id = std::nullopt);
 
-  // Completes with void(std::exception_ptr, ProcessOutcome); as DurableRunner::process.
-  template <class Token>
-  auto async_process(std::string execution_id, Event event, Token&& token) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, ProcessOutcome)>(
-        [this](auto handler, std::string id, Event ev) { start_process(std::move(id), std::move(ev), std::move(handler)); },
-        token, std::move(execution_id), std::move(event));
-  }
+  // Applies `event` to execution `id`, exactly once (see the header comment).
+  boost::asio::awaitable<ProcessOutcome> process(std::string id, Event event);
 
-  // One relay / sweep pass; complete with void(std::exception_ptr, std::int64_t).
-  template <class Token>
-  auto async_relay_once(Token&& token) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, std::int64_t)>(
-        [this](auto handler) { start_relay(std::move(handler)); }, token);
-  }
-  template <class Token>
-  auto async_sweep_once(Token&& token) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, std::int64_t)>(
-        [this](auto handler) { start_sweep(std::move(handler)); }, token);
-  }
+  // One recovery pass; returns the rows handled.
+  boost::asio::awaitable<std::int64_t> relay_once(std::chrono::milliseconds grace = std::chrono::milliseconds(0));
+
+  // One timer sweep over everything due now; returns the timers fired (a
+  // timer whose Timeout was already processed is deleted, not counted).
+  boost::asio::awaitable<std::int64_t> sweep_once();
+
+  // Settles in the store what a message of a non-durable transport carried,
+  // once its event was applied (see Settlement in transport.h).
+  boost::asio::awaitable<void> settle(Settlement settlement);
 
   const RunnerStats& stats() const { return stats_; }
+  EpochSeconds now() const { return options_.clock(); }
+  bool has_transport() const noexcept { return transport_ != nullptr; }
 
  private:
-  template <class T>
-  using Handler = boost::asio::any_completion_handler<void(std::exception_ptr, T)>;
+  struct Core;
+  friend struct Core;
 
-  void start_create(std::string definition_id, boost::json::object context, std::optional<std::string> id,
-                    Handler<Execution> handler);
-  void start_process(std::string id, Event event, Handler<ProcessOutcome> handler);
-  void start_relay(Handler<std::int64_t> handler);
-  void start_sweep(Handler<std::int64_t> handler);
-
-  struct Impl;
-  friend struct Impl;
-  AsyncDynamoDBStore& store_;
+  AsyncExecutionStore& store_;
   std::shared_ptr<const Definitions> definitions_;
   RunnerOptions options_;
+  AsyncTransport* transport_;
   RunnerStats stats_;
+  std::mutex seen_mu_;
+  // When relay_once first saw each pending row (for `grace`).
+  std::map<std::int64_t, EpochSeconds> outbox_seen_, spawns_seen_;
+  // Timeouts published on a non-durable transport whose timers their
+  // consumers have not deleted yet: not published again meanwhile.
+  std::set<std::string> timeouts_published_;
 };
 
 }  // namespace harel::runtime

@@ -97,10 +97,12 @@ class AsyncDynamoDBStore {
     return initiate<ExecutionPage>(
         token, [this, q = std::move(query)](auto h) mutable { start_list_executions(std::move(q), std::move(h)); });
   }
-  // On success exe.version is the committed version.
+  // Completes with void(std::exception_ptr, CommitReceipt); on success
+  // exe.version is the committed version.
   template <class Token>
   auto async_commit(Execution& exe, const Effects& effects, Token&& token) {
-    return initiate_void(token, [this, &exe, &effects](VoidHandler h) { start_commit(exe, effects, std::move(h)); });
+    return initiate<CommitReceipt>(token,
+                                   [this, &exe, &effects](auto h) { start_commit(exe, effects, std::move(h)); });
   }
   template <class Token>
   auto async_save(Execution& exe, Token&& token) {
@@ -176,7 +178,7 @@ class AsyncDynamoDBStore {
   void start_load(std::string id, Handler<std::optional<Execution>> handler);
   void start_load_for_event(std::string id, std::string event_id, Handler<LoadForEvent> handler);
   void start_list_executions(ListQuery query, Handler<ExecutionPage> handler);
-  void start_commit(Execution& exe, const Effects& effects, VoidHandler handler);
+  void start_commit(Execution& exe, const Effects& effects, Handler<CommitReceipt> handler);
   void start_is_processed(std::string id, std::string event_id, Handler<bool> handler);
   void start_pending_outbox(Handler<std::vector<OutboxEntry>> handler);
   void start_ack_outbox(std::int64_t seq, VoidHandler handler);

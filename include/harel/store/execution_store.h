@@ -90,8 +90,9 @@ class ExecutionStore {
   // Effects: emits go to the outbox with fresh, increasing seqs; spawns to the
   // spawn table; processed_event_id becomes a dedupe mark; a Schedule timer
   // upserts (execution, path), a Cancel deletes it; a trace step is appended
-  // to the execution's trace ring (see trace_max()).
-  virtual void commit(Execution& exe, const Effects& effects) = 0;
+  // to the execution's trace ring (see trace_max()). Returns where the emits
+  // and spawns went (consecutive seqs, in order).
+  virtual CommitReceipt commit(Execution& exe, const Effects& effects) = 0;
 
   // commit(exe, {}): the version-checked write with no side effects.
   void save(Execution& exe) { commit(exe, Effects{}); }

@@ -20,7 +20,7 @@ class MemoryStore final : public ExecutionStore {
   std::optional<Execution> load(std::string_view execution_id) override;
   LoadForEvent load_for_event(std::string_view execution_id, std::string_view event_id) override;
   ExecutionPage list_executions(const ListQuery& query) override;
-  void commit(Execution& exe, const Effects& effects) override;
+  CommitReceipt commit(Execution& exe, const Effects& effects) override;
   bool is_processed(std::string_view execution_id, std::string_view event_id) override;
   std::vector<OutboxEntry> pending_outbox() override;
   void ack_outbox(std::int64_t seq) override;

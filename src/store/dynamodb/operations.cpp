@@ -426,7 +426,7 @@ CallSequence<ExecutionPage> Operations::list_executions(const ListQuery& query) 
   co_return page;
 }
 
-CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effects& effects,
+CallSequence<CommitReceipt> Operations::commit(const Execution& exe, const Effects& effects,
                                               std::int64_t trace_max) const {
   check_commit(exe, effects);
   const std::int64_t old_version = exe.version;
@@ -492,10 +492,12 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
   auto set_item_number = [&](std::size_t slot, std::string_view attribute, std::int64_t n) {
     txn[slot].as_object().begin()->value().as_object()["Item"].as_object()[attribute] = av::N(n);
   };
+  CommitReceipt receipt;
   if (!effects.emits.empty()) {
     DynamoCall reserve = reserve_seqs(tables_, "outbox", effects.emits.size());
     const bj::value r = co_await reserve;
     const std::int64_t base = first_reserved_seq(r, effects.emits.size());
+    receipt.first_outbox_seq = base;
     for (std::size_t i = 0; i < effects.emits.size(); ++i)
       set_item_number(first_outbox + i, "seq", base + static_cast<std::int64_t>(i));
   }
@@ -503,6 +505,7 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
     DynamoCall reserve = reserve_seqs(tables_, "spawn", effects.spawns.size());
     const bj::value r = co_await reserve;
     const std::int64_t base = first_reserved_seq(r, effects.spawns.size());
+    receipt.first_spawn_seq = base;
     for (std::size_t i = 0; i < effects.spawns.size(); ++i)
       set_item_number(first_spawn + i, "seq", base + static_cast<std::int64_t>(i));
   }
@@ -540,7 +543,7 @@ CallSequence<std::int64_t> Operations::commit(const Execution& exe, const Effect
     if (item) found = decode_or_corrupt(tables_.executions, exe.id, [&] { return av::get_int(*item, "version"); });
     throw StoreConflict(exe.id, old_version, found);
   }
-  co_return new_version;
+  co_return receipt;
 }
 
 CallSequence<bool> Operations::is_processed(std::string_view execution_id, std::string_view event_id) const {

@@ -57,8 +57,9 @@ class Operations {
   CallSequence<std::optional<Execution>> load(std::string_view execution_id) const;
   CallSequence<LoadForEvent> load_for_event(std::string_view execution_id, std::string_view event_id) const;
   CallSequence<ExecutionPage> list_executions(const ListQuery& query) const;
-  // Returns the committed version; `exe` itself is not modified.
-  CallSequence<std::int64_t> commit(const Execution& exe, const Effects& effects, std::int64_t trace_max) const;
+  // Returns where the emits and spawns went; `exe` itself is not modified
+  // (the committed version is exe.version + 1).
+  CallSequence<CommitReceipt> commit(const Execution& exe, const Effects& effects, std::int64_t trace_max) const;
   CallSequence<bool> is_processed(std::string_view execution_id, std::string_view event_id) const;
   CallSequence<std::vector<OutboxEntry>> pending_outbox() const;
   CallSequence<Done> ack_outbox(std::int64_t seq) const;

@@ -113,6 +113,8 @@ void Connection::exec(const char* sql) {
 
 std::int64_t Connection::changes() const noexcept { return sqlite3_changes64(db_); }
 
+std::int64_t Connection::last_insert_rowid() const noexcept { return sqlite3_last_insert_rowid(db_); }
+
 void Connection::fail(int rc, std::string_view doing) const {
   std::string message = path_ + ": " + std::string(doing) + ": " + sqlite3_errmsg(db_);
   if ((rc & ~0xff) != 0) message += " (extended code " + std::to_string(rc) + ")";

@@ -45,6 +45,8 @@ class Connection {
 
   // Rows changed by the last INSERT / UPDATE / DELETE.
   std::int64_t changes() const noexcept;
+  // The rowid of the last row this connection inserted.
+  std::int64_t last_insert_rowid() const noexcept;
 
   // BEGIN IMMEDIATE: takes the file's write lock now (waiting up to the busy
   // timeout), so a transaction never fails later on a read→write upgrade.
