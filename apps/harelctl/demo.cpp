@@ -1,13 +1,13 @@
 #include "demo.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -15,10 +15,12 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "demo_workers.h"
 #include "fleet.h"
 #include "harel/errors.h"
 #include "harel/runtime/worker.h"
 #include "output.h"
+#include "worker_processes.h"
 
 namespace harelctl {
 namespace asio = boost::asio;
@@ -61,42 +63,36 @@ std::string random_run_id() {
   return buf;
 }
 
-double cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 class Progress {
  public:
-  Progress(int total, const runtime::RunnerStats& stats) : total_(total), stats_(stats), tty_(::isatty(2) != 0) {}
+  explicit Progress(int total) : total_(total), tty_(::isatty(2) != 0) {}
 
-  void show(int done, double elapsed, bool final = false) {
-    const auto events = stats_.events.load();
+  // `counts`: the run's counters so far, where this process can see them.
+  void show(int done, double elapsed, const WorkerCounts* counts, bool final = false) {
     if (!tty_ && !final && elapsed - last_line_ < 2.0) return;
     last_line_ = elapsed;
     constexpr int kWidth = 30;
     const int filled = total_ ? done * kWidth / total_ : kWidth;
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.append(static_cast<std::size_t>(kWidth - filled), '.');
-    std::fprintf(stderr, "%s[%s] %d/%d orders  %lld events  %lld conflicts retried  %.0f events/s%s",
-                 tty_ ? "\r" : "", bar.c_str(), done, total_, static_cast<long long>(events),
-                 static_cast<long long>(stats_.conflicts_retried.load()), elapsed > 0 ? static_cast<double>(events) / elapsed : 0.0,
-                 tty_ && !final ? "" : "\n");
+    std::fprintf(stderr, "%s[%s] %d/%d orders", tty_ ? "\r" : "", bar.c_str(), done, total_);
+    if (counts)
+      std::fprintf(stderr, "  %lld events  %lld conflicts retried  %.0f events/s", static_cast<long long>(counts->events),
+                   static_cast<long long>(counts->conflicts_retried),
+                   elapsed > 0 ? static_cast<double>(counts->events) / elapsed : 0.0);
+    std::fprintf(stderr, "%s", tty_ && !final ? "" : "\n");
     std::fflush(stderr);
   }
 
  private:
   int total_;
-  const runtime::RunnerStats& stats_;
   bool tty_;
   double last_line_ = -10;
 };
 
 // The fleet of one process: W workers, each on its own thread and event loop,
 // sharing the store, the transport and the runner core (and so its counters).
-class WorkerThreads {
+class WorkerThreads final : public DemoWorkers {
  public:
   WorkerThreads(Fleet& fleet, int workers, int concurrency) {
     runtime::WorkerOptions options;
@@ -109,44 +105,78 @@ class WorkerThreads {
       threads_.emplace_back([this, w = workers_.back().get()] {
         asio::io_context io;
         asio::co_spawn(io, w->run(), [this](std::exception_ptr e) {
-          if (e) failure_ = e;
+          if (e) record(e);
         });
         io.run();
       });
     }
   }
-  ~WorkerThreads() { stop(); }
+  // Must not throw: a failure is stop()'s (or check()'s) to report.
+  ~WorkerThreads() override { halt(); }
 
-  void stop() {
-    for (auto& w : workers_) w->stop();
-    for (auto& t : threads_)
-      if (t.joinable()) t.join();
+  void check() override {
+    std::lock_guard lock(mu_);
     if (failure_) std::rethrow_exception(failure_);
   }
 
-  std::int64_t sum(std::atomic<std::int64_t> runtime::WorkerStats::*counter) const {
-    std::int64_t n = 0;
-    for (const auto& w : workers_) n += (w->stats().*counter).load();
-    return n;
+  // They count through the demo's own runner: what is theirs alone is what they parked.
+  WorkerCounts stop() override {
+    halt();
+    check();
+    WorkerCounts counts;
+    for (const auto& w : workers_) counts.parked += w->stats().parked.load();
+    return counts;
   }
 
  private:
+  void halt() {
+    for (auto& w : workers_) w->stop();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+
+  void record(std::exception_ptr e) {
+    std::lock_guard lock(mu_);
+    if (!failure_) failure_ = e;
+  }
+
   std::vector<std::unique_ptr<runtime::Worker>> workers_;
   std::vector<std::thread> threads_;
+  std::mutex mu_;  // guards failure_, set from the workers' threads
   std::exception_ptr failure_;
 };
+
+void check_options(const DemoOptions& o) {
+  if (o.orders <= 0) throw InvalidArgument("--orders must be positive");
+  if (o.processes <= 0) throw InvalidArgument("--processes must be positive");
+  if (o.workers && *o.workers <= 0) throw InvalidArgument("--workers must be positive");
+  if (o.processes > 1 && o.workers.value_or(1) != 1)
+    throw InvalidArgument("--workers " + std::to_string(*o.workers) + " with --processes " + std::to_string(o.processes) +
+                          ": each worker process runs one worker; --workers sets the threads of one (--processes 1)");
+  if (o.concurrency <= 0) throw InvalidArgument("--concurrency must be positive");
+}
+
+// The workers' transport: worker processes need one they can share; the
+// threads of one process share an in-process one unless told otherwise.
+std::string transport_url(const Globals& g, const DemoOptions& o) {
+  if (o.processes > 1) return shared_transport_url(g, o.processes);
+  return g.transport_url.empty() ? std::string("memory:") : g.transport_url;
+}
+
+std::unique_ptr<DemoWorkers> start_workers(const Globals& g, const DemoOptions& o, Fleet& fleet) {
+  if (o.processes > 1)
+    return std::make_unique<WorkerProcesses>(g, *fleet.transport_url, o.processes, o.concurrency, o.trace);
+  return std::make_unique<WorkerThreads>(fleet, o.workers.value_or(kDefaultWorkers), o.concurrency);
+}
 
 }  // namespace
 
 int demo(const Globals& g, const DemoOptions& o) {
-  if (o.orders <= 0) throw InvalidArgument("--orders must be positive");
-  if (o.workers <= 0) throw InvalidArgument("--workers must be positive");
-  if (o.concurrency <= 0) throw InvalidArgument("--concurrency must be positive");
+  check_options(o);
   runtime::RunnerOptions options;
   options.trace = o.trace;
   options.on_kept = [](const std::string& line) { std::cerr << "harelctl demo: " << line << '\n'; };
-  // One process: the workers share an in-process transport unless told otherwise.
-  Fleet fleet(g, options, g.transport_url.empty() ? std::string("memory:") : g.transport_url);
+  Fleet fleet(g, options, transport_url(g, o));
   ExecutionStore& store = *fleet.store;
   const std::string run = o.run_id.empty() ? random_run_id() : o.run_id;
   auto order_id = [&](int n) { return "order-" + run + "-" + std::to_string(n); };
@@ -187,10 +217,13 @@ int demo(const Globals& g, const DemoOptions& o) {
     fleet.transport->publish(script(id, n));  // after a crash, already applied ones are duplicates
     open.push_back(n);
   }
-  WorkerThreads workers(fleet, o.workers, o.concurrency);
-  Progress progress(o.orders, fleet.runner->stats());
+  const std::unique_ptr<DemoWorkers> workers = start_workers(g, o, fleet);
+  // Worker threads count through this process's runner, so their counters show as they go.
+  const bool counted_here = o.processes == 1;
+  Progress progress(o.orders);
   int finished = o.orders - static_cast<int>(open.size());
   while (!open.empty()) {
+    workers->check();
     std::vector<int> still;
     for (int n : open) {
       const auto exe = store.load(order_id(n));
@@ -200,15 +233,23 @@ int demo(const Globals& g, const DemoOptions& o) {
         still.push_back(n);
     }
     open.swap(still);
-    progress.show(finished, elapsed());
+    const WorkerCounts so_far = counts_of(fleet.runner->stats());
+    progress.show(finished, elapsed(), counted_here ? &so_far : nullptr);
     if (!open.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // The ledger's OrderDone events are the last to land: wait for the queue to drain.
-  while (fleet.transport->backlog().pending > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  workers.stop();
+  while (fleet.transport->backlog().pending > 0) {
+    workers->check();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // This process's runner counted what it did (creating the orders) and what
+  // worker threads did through it; worker processes add what it could not see.
+  const WorkerCounts from_workers = workers->stop();
+  WorkerCounts counts = counts_of(fleet.runner->stats());
+  counts += from_workers;
   const double seconds = elapsed();
-  const double cpu = cpu_seconds() - cpu_before;
-  progress.show(finished, seconds, true);
+  const double cpu = cpu_seconds() - cpu_before + counts.cpu_s;
+  progress.show(finished, seconds, &counts, true);
 
   // Check what a user would: every order at its expected outcome, nothing stranded.
   std::vector<std::string> problems;
@@ -227,46 +268,39 @@ int demo(const Globals& g, const DemoOptions& o) {
                        std::to_string(expected_success));
   for (const auto& t : store.due_timers(32503680000.0))
     if (t.execution_id.rfind("order-" + run + "-", 0) == 0) problems.push_back("timer left: " + t.execution_id);
-  const std::int64_t parked = workers.sum(&runtime::WorkerStats::parked);
-  if (parked) problems.push_back(std::to_string(parked) + " events parked (harelctl parked)");
+  if (counts.parked) problems.push_back(std::to_string(counts.parked) + " events parked (harelctl parked)");
 
-  const auto& s = fleet.runner->stats();
-  const double events = static_cast<double>(s.events.load());
+  const double events = static_cast<double>(counts.events);
   const double per_s = seconds > 0 ? events / seconds : 0.0;
   const double cpu_us = events > 0 ? cpu / events * 1e6 : 0.0;
+  const int workers_total = o.processes > 1 ? o.processes : o.workers.value_or(kDefaultWorkers);
   if (g.json) {
     bj::object out{{"run", run},
                    {"store", g.store_url},
                    {"transport", *fleet.transport_url},
                    {"orders", o.orders},
-                   {"workers", o.workers},
+                   {"processes", o.processes},
+                   {"workers", workers_total},
                    {"concurrency", o.concurrency},
-                   {"outcomes", bj::object()},
-                   {"events", s.events.load()},
-                   {"duplicates", s.duplicates.load()},
-                   {"conflicts_retried", s.conflicts_retried.load()},
-                   {"outbox_delivered", s.outbox_delivered.load()},
-                   {"recovered", s.recovered.load()},
-                   {"spawns_created", s.spawns_created.load()},
-                   {"timers_fired", s.timers_fired.load()},
-                   {"parked", parked},
-                   {"ledger_recorded", recorded},
-                   {"resumed", resumed},
-                   {"elapsed_s", seconds},
-                   {"events_per_s", per_s},
-                   {"cpu_us_per_event", cpu_us},
-                   {"ok", problems.empty()}};
+                   {"outcomes", bj::object()}};
+    for (const auto& [name, counter] : kWorkerCounters) out[name] = counts.*counter;
+    out["ledger_recorded"] = recorded;
+    out["resumed"] = resumed;
+    out["elapsed_s"] = seconds;
+    out["events_per_s"] = per_s;
+    out["cpu_us_per_event"] = cpu_us;
+    out["ok"] = problems.empty();
     for (const auto& [outcome, count] : outcomes) out["outcomes"].as_object()[outcome] = count;
     std::cout << compact_json(out) << '\n';
   } else {
     std::cout << "demo run " << run << ": " << o.orders << " orders on " << g.store_url << " via "
-              << *fleet.transport_url << ", " << o.workers << " workers x " << o.concurrency
-              << " in flight\n  outcomes:";
+              << *fleet.transport_url << ", " << workers_total << (o.processes > 1 ? " worker processes" : " workers")
+              << " x " << o.concurrency << " in flight\n  outcomes:";
     for (const auto& [outcome, count] : outcomes) std::cout << ' ' << outcome << ' ' << count;
-    std::cout << "\n  events " << s.events.load() << " (duplicates skipped " << s.duplicates.load()
-              << "), conflicts retried " << s.conflicts_retried.load() << ", parked " << parked
-              << "\n  outbox delivered " << s.outbox_delivered.load() << " (recovered " << s.recovered.load()
-              << "), spawns created " << s.spawns_created.load() << ", timers fired " << s.timers_fired.load()
+    std::cout << "\n  events " << counts.events << " (duplicates skipped " << counts.duplicates
+              << "), conflicts retried " << counts.conflicts_retried << ", parked " << counts.parked
+              << "\n  outbox delivered " << counts.outbox_delivered << " (recovered " << counts.recovered
+              << "), spawns created " << counts.spawns_created << ", timers fired " << counts.timers_fired
               << "\n  ledger recorded " << recorded << " orders"
               << (resumed ? " (resumed run: the ledger is checked only for fresh runs)" : "") << "\n  elapsed ";
     std::printf("%.2f s, %.0f events/s, %.0f us CPU per event\n", seconds, per_s, cpu_us);

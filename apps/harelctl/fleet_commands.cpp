@@ -1,11 +1,12 @@
 // The runtime commands: create, send, relay, sweep, worker, parked, requeue.
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <thread>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -73,13 +74,6 @@ std::unique_ptr<Transport> required_transport(const Globals& g, const std::strin
   return open_transport(*url);
 }
 
-double cpu_seconds() {
-  rusage u{};
-  ::getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 }  // namespace
 
 int create(const Globals& g, const CreateOptions& o) {
@@ -141,14 +135,15 @@ int worker(const Globals& g, const WorkerCommandOptions& o) {
   });
   // A status line every few seconds: throughput, in flight, conflicts, parked, lag.
   asio::steady_timer status_timer(fleet.io);
-  const auto started = std::chrono::steady_clock::now();
-  std::int64_t last_events = 0;
-  std::function<void()> status = [&] {
-    status_timer.expires_after(std::chrono::seconds(o.status_seconds));
-    status_timer.async_wait([&](const boost::system::error_code& ec) {
-      if (ec) return;
+  bool running = true;
+  auto status = [&]() -> asio::awaitable<void> {
+    std::int64_t last_events = 0;
+    while (running) {
+      status_timer.expires_after(std::chrono::seconds(o.status_seconds));
+      co_await status_timer.async_wait(asio::as_tuple(asio::use_awaitable));
+      if (!running) break;
       const auto& s = fleet.runner->stats();
-      const TransportBacklog backlog = fleet.transport->backlog();
+      const TransportBacklog backlog = co_await fleet.async_transport->async_backlog(asio::use_awaitable);
       const std::int64_t events = s.events.load();
       std::string lag = std::to_string(backlog.pending) + " pending";
       if (backlog.oldest_age) lag += ", oldest " + std::to_string(backlog.oldest_age->count()) + " ms";
@@ -157,14 +152,15 @@ int worker(const Globals& g, const WorkerCommandOptions& o) {
                    static_cast<long long>(w.stats().in_flight.load()), static_cast<long long>(s.conflicts_retried.load()),
                    static_cast<long long>(backlog.parked), lag.c_str());
       last_events = events;
-      status();
-    });
+    }
   };
-  if (!o.once && o.status_seconds > 0) status();
+  if (!o.once && o.status_seconds > 0) asio::co_spawn(fleet.io, status(), asio::detached);
 
+  const auto started = std::chrono::steady_clock::now();
   const double cpu_before = cpu_seconds();
   fleet.run([&]() -> asio::awaitable<int> {
     co_await w.run();
+    running = false;
     signals.cancel();
     status_timer.cancel();
     co_return 0;
@@ -181,7 +177,9 @@ int worker(const Globals& g, const WorkerCommandOptions& o) {
                                          {"retried", ws.retried.load()},
                                          {"deferred", ws.deferred.load()},
                                          {"parked", ws.parked.load()},
+                                         {"outbox_delivered", s.outbox_delivered.load()},
                                          {"recovered", s.recovered.load()},
+                                         {"spawns_created", s.spawns_created.load()},
                                          {"timers_fired", s.timers_fired.load()},
                                          {"elapsed_s", elapsed},
                                          {"cpu_s", cpu_seconds() - cpu_before}})

@@ -8,6 +8,7 @@
 #include "demo.h"
 #include "harel/errors.h"
 #include "harel/store/open.h"
+#include "worker_processes.h"
 
 int main(int argc, char** argv) {
   using namespace harelctl;
@@ -73,7 +74,13 @@ int main(int argc, char** argv) {
   DemoOptions demo_options;
   auto* demo_cmd = app.add_subcommand("demo", "Run N order workflows end to end and check every outcome");
   demo_cmd->add_option("--orders,-n", demo_options.orders, "How many orders")->capture_default_str();
-  demo_cmd->add_option("--workers,-w", demo_options.workers, "Workers (each a thread with its own event loop)")
+  demo_cmd->add_option("--workers,-w", demo_options.workers,
+                       "Workers of this process, each a thread with its own event loop (default " +
+                           std::to_string(kDefaultWorkers) + "; with --processes P > 1 each process runs one, so only 1 is accepted)");
+  demo_cmd->add_option("--processes,-p", demo_options.processes,
+                       "Run the workers as P `harelctl worker` processes, one worker each, sharing the store and its "
+                       "transport (not memory:); at the end each gets SIGTERM, SIGKILL after " +
+                           std::to_string(kWorkerStopTimeout.count()) + " s")
       ->capture_default_str();
   demo_cmd->add_option("--concurrency,-c", demo_options.concurrency, "Events in flight per worker")->capture_default_str();
   demo_cmd->add_flag("--trace", demo_options.trace, "Record each execution's trace (see `harelctl trace ID`)");

@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -81,6 +83,13 @@ std::string format_epoch(double seconds) {
   out += static_cast<char>('0' + millis % 10);
   out += 'Z';
   return out;
+}
+
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 }  // namespace harelctl

@@ -31,4 +31,8 @@ std::string compact_json(const boost::json::value& v);
 // Seconds since the epoch as "2026-12-02T10:00:00.250Z".
 std::string format_epoch(double seconds);
 
+// CPU time (user + system) this process has used, in seconds: for the
+// summaries' CPU per event.
+double cpu_seconds();
+
 }  // namespace harelctl

@@ -5,6 +5,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harel/errors.h"
+#include "runtime/failures.h"
 #include "runtime/steps.h"
 
 namespace harel::runtime {
@@ -14,39 +15,6 @@ using asio::awaitable;
 using asio::use_awaitable;
 
 namespace {
-
-// Runs `body` and returns what it raised (null: nothing), so that the caller
-// can react to a failure with co_await, which a catch block cannot hold.
-template <class Body>
-awaitable<std::exception_ptr> capture(Body body) {
-  try {
-    co_await body();
-  } catch (...) {
-    co_return std::current_exception();
-  }
-  co_return nullptr;
-}
-
-std::string describe(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
-
-template <class E>
-bool is(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const E&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
 
 // Rows pending for at least `grace` since this runner first saw them; the
 // map forgets rows that are gone.
@@ -225,34 +193,31 @@ struct AsyncRunner::Core {
     }
     for (const DueTimer& timer : due) {
       const Event timeout = steps::timeout_event(timer);
-      if (awaiting.count(timeout.id)) continue;
-      bool counts = true;
-      if (r.transport_) {
+      bool fired_now = false;
+      if (!r.transport_) {
+        const ProcessOutcome outcome = co_await process(timer.execution_id, timeout);
+        // Guarded on fire_at: a timer re-armed meanwhile (a new fire_at) survives.
+        co_await r.store_.async_delete_timer(timer.execution_id, timer.path, timer.fire_at, use_awaitable);
+        fired_now = outcome == ProcessOutcome::Handled || outcome == ProcessOutcome::Unhandled;
+      } else if (!awaiting.count(timeout.id)) {
         // The event id is the dedupe id: a timer published twice within the
-        // window (a sweep that died before delete_timer, or found it again
-        // before the consumer of a non-durable transport deleted it) is
-        // enqueued once.
+        // window (by a sweep that died before delete_timer, or by two lease
+        // holders for a moment) is enqueued once.
         std::vector<Publication> publication;
         publication.push_back({timer.execution_id, timeout, timeout.id, {}});
-        if (!r.transport_->durable()) {
-          publication.back().settle.timer = timer;
-          co_await r.transport_->async_publish(std::move(publication), use_awaitable);
-          {
-            std::lock_guard lock(r.seen_mu_);
-            r.timeouts_published_.insert(timeout.id);
-          }
-          ++r.stats_.timers_fired;
-          ++fired;
-          continue;  // the consumer deletes the timer once the Timeout is applied
-        }
+        const bool durable = r.transport_->durable();
+        if (!durable) publication.back().settle.timer = timer;  // its consumer deletes it
         co_await r.transport_->async_publish(std::move(publication), use_awaitable);
-      } else {
-        const ProcessOutcome outcome = co_await process(timer.execution_id, timeout);
-        counts = outcome == ProcessOutcome::Handled || outcome == ProcessOutcome::Unhandled;
+        if (durable) {
+          // Counted by the sweep whose guarded delete took the timer.
+          fired_now = co_await r.store_.async_delete_timer(timer.execution_id, timer.path, timer.fire_at, use_awaitable);
+        } else {
+          std::lock_guard lock(r.seen_mu_);
+          r.timeouts_published_.insert(timeout.id);
+          fired_now = true;
+        }
       }
-      // Guarded on fire_at: a timer re-armed meanwhile (a new fire_at) survives.
-      co_await r.store_.async_delete_timer(timer.execution_id, timer.path, timer.fire_at, use_awaitable);
-      if (counts) {
+      if (fired_now) {
         ++r.stats_.timers_fired;
         ++fired;
       }

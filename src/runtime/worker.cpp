@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "harel/errors.h"
+#include "runtime/failures.h"
 #include "runtime/recovery_lease.h"
 #include "runtime/steps.h"
 #include "util/random_id.h"
@@ -28,37 +29,6 @@ std::string default_worker_id() {
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   return std::string(host) + ":" + std::to_string(::getpid()) + ":" + util::random_id().substr(0, 8);
-}
-
-std::string describe(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
-
-template <class E>
-bool is(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const E&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
-
-template <class Body>
-awaitable<std::exception_ptr> capture(Body body) {
-  try {
-    co_await body();
-  } catch (...) {
-    co_return std::current_exception();
-  }
-  co_return nullptr;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "harel/store/sqlite_store.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "harel/errors.h"
@@ -209,6 +211,9 @@ Db::Db(Connection& c)
 struct SqliteStore::Impl {
   std::string path;
   std::mutex mu;
+  // The thread running write_group: it holds `mu` and the open transaction,
+  // so the writes it makes run inside them instead of locking again.
+  std::atomic<std::thread::id> group_owner{};
   // One connection behind one mutex: SQLite lets one writer at a time at the
   // file anyway, and a lone connection keeps every statement prepared once.
   // Parallelism comes from several processes or stores on the file (WAL).
@@ -219,6 +224,26 @@ struct SqliteStore::Impl {
   Db& open() {
     if (!db) throw BackendError("sqlite", "SQLITE_MISUSE", path + ": the store is closed");
     return *db;
+  }
+
+  // Runs `body(db)` as one write: its own transaction, or — inside
+  // write_group on this thread — inside the group's (which gives each write
+  // a savepoint).
+  template <class Body>
+  auto write(Body&& body) -> std::invoke_result_t<Body&, Db&> {
+    using T = std::invoke_result_t<Body&, Db&>;
+    if (group_owner.load() == std::this_thread::get_id()) return body(*db);
+    std::lock_guard lock(mu);
+    Db& d = open();
+    return store::sqlite::retry_busy([&]() -> T {
+      if constexpr (std::is_void_v<T>) {
+        store::sqlite::write_transaction(d.conn, [&] { body(d); });
+      } else {
+        std::optional<T> out;
+        store::sqlite::write_transaction(d.conn, [&] { out.emplace(body(d)); });
+        return std::move(*out);
+      }
+    });
   }
 };
 
@@ -315,13 +340,8 @@ CommitReceipt SqliteStore::commit(Execution& exe, const Effects& effects) {
   const std::string data = to_json(exe, expected + 1);
   const EffectTexts texts(effects);
 
-  std::lock_guard lock(impl_->mu);
-  Db& db = impl_->open();
-  CommitReceipt receipt;
-  store::sqlite::retry_busy([&] {
-    store::sqlite::write_transaction(
-        db.conn, [&] { receipt = db.write_commit(exe, expected, data, effects, texts, trace_max); });
-  });
+  const CommitReceipt receipt =
+      impl_->write([&](Db& db) { return db.write_commit(exe, expected, data, effects, texts, trace_max); });
   exe.version = expected + 1;
   return receipt;
 }
@@ -356,9 +376,7 @@ std::vector<OutboxEntry> SqliteStore::pending_outbox() {
 }
 
 void SqliteStore::ack_outbox(std::int64_t seq) {
-  std::lock_guard lock(impl_->mu);
-  Db& db = impl_->open();
-  store::sqlite::retry_busy([&] { Query(db.ack_outbox).bind(1, seq).run(); });
+  impl_->write([&](Db& db) { Query(db.ack_outbox).bind(1, seq).run(); });
 }
 
 std::vector<SpawnEntry> SqliteStore::pending_spawns() {
@@ -385,9 +403,7 @@ std::vector<SpawnEntry> SqliteStore::pending_spawns() {
 }
 
 void SqliteStore::ack_spawn(std::int64_t seq) {
-  std::lock_guard lock(impl_->mu);
-  Db& db = impl_->open();
-  store::sqlite::retry_busy([&] { Query(db.ack_spawn).bind(1, seq).run(); });
+  impl_->write([&](Db& db) { Query(db.ack_spawn).bind(1, seq).run(); });
 }
 
 std::vector<DueTimer> SqliteStore::due_timers(EpochSeconds now) {
@@ -404,9 +420,7 @@ std::vector<DueTimer> SqliteStore::due_timers(EpochSeconds now) {
 
 bool SqliteStore::delete_timer(std::string_view execution_id, std::string_view path, EpochSeconds fire_at) {
   store::check_id(execution_id, "execution id");
-  std::lock_guard lock(impl_->mu);
-  Db& db = impl_->open();
-  return store::sqlite::retry_busy([&] {
+  return impl_->write([&](Db& db) {
     Query(db.delete_timer).bind(1, execution_id).bind(2, path).bind(3, fire_at).run();
     return db.conn.changes() > 0;
   });
@@ -445,6 +459,33 @@ void SqliteStore::append_trace(std::string_view execution_id, const TraceStep& e
       db.write_trace(id, store::next_trace_index(entry, db.last_trace_index(id)), text, trace_max);
     });
   });
+}
+
+std::vector<std::exception_ptr> SqliteStore::write_group(std::span<const std::function<void()>> writes) {
+  std::lock_guard lock(impl_->mu);
+  Db& db = impl_->open();
+  std::vector<std::exception_ptr> errors(writes.size());
+  // Only taking the write lock is retried: a write that ran may not run twice.
+  store::sqlite::retry_busy([&] { db.conn.begin_immediate(); });
+  impl_->group_owner = std::this_thread::get_id();
+  try {
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      db.conn.exec("SAVEPOINT grouped_write");
+      try {
+        writes[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+        db.conn.exec("ROLLBACK TO grouped_write");
+      }
+      db.conn.exec("RELEASE grouped_write");
+    }
+    db.conn.commit();
+  } catch (...) {  // the transaction itself failed: nothing of the group was written
+    db.conn.rollback();
+    std::fill(errors.begin(), errors.end(), std::current_exception());
+  }
+  impl_->group_owner = std::thread::id{};
+  return errors;
 }
 
 void SqliteStore::close() {

@@ -12,12 +12,59 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/bind_executor.hpp>
-#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/prefer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 namespace harel::util {
+
+// Posts `invoke(handler)` to the handler's associated executor (default
+// `fallback`). Asio posts only to executors that can promise never to run
+// inline, which the type-erased completion executor of an
+// any_completion_handler cannot: so the post goes to the io_context it wraps
+// (a coroutine's loop, say), or else to `fallback`, from where the handler is
+// dispatched to its own.
+template <class Handler, class Invoke>
+void post_completion(const boost::asio::any_io_executor& fallback, Handler handler, Invoke invoke) {
+  const auto ex = boost::asio::get_associated_executor(handler, fallback);
+  boost::asio::any_io_executor loop = fallback;
+  if constexpr (std::is_same_v<std::decay_t<decltype(ex)>, boost::asio::any_io_executor>) {
+    loop = ex;
+  } else if (const auto* io = ex.template target<boost::asio::io_context::executor_type>()) {
+    loop = *io;
+  } else if (const auto* any = ex.template target<boost::asio::any_io_executor>()) {
+    loop = *any;
+  }
+  boost::asio::post(loop, boost::asio::bind_executor(ex, [handler = std::move(handler), invoke = std::move(invoke)]() mutable {
+                      invoke(handler);
+                    }));
+}
+
+// The handler's associated executor, counting outstanding work: holding it
+// keeps the handler's loop running while its call is away on another thread.
+template <class Handler>
+auto track_work(const Handler& handler, const boost::asio::any_io_executor& fallback) {
+  return boost::asio::prefer(boost::asio::get_associated_executor(handler, fallback),
+                             boost::asio::execution::outstanding_work.tracked);
+}
+
+// Completes a void(exception_ptr) handler through post_completion.
+template <class Handler>
+void post_done(const boost::asio::any_io_executor& fallback, Handler handler, std::exception_ptr error) {
+  post_completion(fallback, std::move(handler), [error](auto& h) { std::move(h)(error); });
+}
+
+// Completes a void(exception_ptr, T) handler through post_completion (T{}
+// when there is no value, i.e. on error).
+template <class T, class Handler>
+void post_value(const boost::asio::any_io_executor& fallback, Handler handler, std::exception_ptr error,
+                std::optional<T> value) {
+  post_completion(fallback, std::move(handler), [error, value = std::move(value)](auto& h) mutable {
+    std::move(h)(error, value ? std::move(*value) : T{});
+  });
+}
 
 class Offloader {
  public:
@@ -44,8 +91,7 @@ class Offloader {
       complete(std::move(handler), std::move(call));
       return;
     }
-    // The work guard keeps the loop running while the call is away.
-    auto work = boost::asio::make_work_guard(executor_);
+    auto work = track_work(handler, executor_);
     boost::asio::post(*pool_, [this, handler = std::move(handler), call = std::move(call), work = std::move(work)]() mutable {
       complete(std::move(handler), std::move(call));
     });
@@ -62,7 +108,7 @@ class Offloader {
       } catch (...) {
         error = std::current_exception();
       }
-      post_to(std::move(handler), [error](auto& h) { std::move(h)(error); });
+      post_done(executor_, std::move(handler), error);
     } else {
       std::optional<T> value;
       try {
@@ -70,31 +116,8 @@ class Offloader {
       } catch (...) {
         error = std::current_exception();
       }
-      post_to(std::move(handler), [error, value = std::move(value)](auto& h) mutable {
-        std::move(h)(error, value ? std::move(*value) : T{});
-      });
+      post_value<T>(executor_, std::move(handler), error, std::move(value));
     }
-  }
-
-  // Posts `invoke(handler)` to the handler's associated executor. Asio posts
-  // only to executors that can promise never to run inline, which the
-  // type-erased completion executor of an any_completion_handler cannot: so
-  // the post goes to the io_context it wraps (a coroutine's loop, say), or
-  // else to ours, from where the handler is dispatched to its own.
-  template <class Handler, class Invoke>
-  void post_to(Handler handler, Invoke invoke) {
-    const auto ex = boost::asio::get_associated_executor(handler, executor_);
-    boost::asio::any_io_executor loop = executor_;
-    if constexpr (std::is_same_v<std::decay_t<decltype(ex)>, boost::asio::any_io_executor>) {
-      loop = ex;
-    } else if (const auto* io = ex.template target<boost::asio::io_context::executor_type>()) {
-      loop = *io;
-    } else if (const auto* any = ex.template target<boost::asio::any_io_executor>()) {
-      loop = *any;
-    }
-    boost::asio::post(loop, boost::asio::bind_executor(ex, [handler = std::move(handler), invoke = std::move(invoke)]() mutable {
-                        invoke(handler);
-                      }));
   }
 
   boost::asio::any_io_executor executor_;

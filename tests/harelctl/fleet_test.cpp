@@ -110,6 +110,7 @@ TEST(Fleet, ThreeWorkerProcessesOneKilledEveryOrderAppliedOnceNothingStranded) {
            transport.backlog().pending == 0 && store.pending_outbox().empty() && store.pending_spawns().empty();
   };
   while (!settled() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1500ms);  // long enough for a status line (every second) from each survivor
 
   for (std::size_t i = 1; i < workers.size(); ++i) ::kill(workers[i], SIGTERM);
   for (std::size_t i = 1; i < workers.size(); ++i) {

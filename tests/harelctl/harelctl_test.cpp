@@ -289,6 +289,30 @@ TEST_F(Harelctl, APoisonRowNeverHoldsBackTheRowsBehindIt) {
   EXPECT_THAT(r.out, HasSubstr("1 pending")) << r.out;  // kept in the transport for a worker that knows it
 }
 
+// The demo's workers as separate `harelctl worker` processes on the file's
+// store and transport: their summaries add up to the run's.
+TEST_F(Harelctl, DemoRunsItsWorkersAsProcesses) {
+  Ran r = run("--json demo --orders 30 --processes 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = boost::json::parse(r.out).as_object();
+  EXPECT_TRUE(summary.at("ok").as_bool()) << r.out;
+  EXPECT_EQ(summary.at("processes").as_int64(), 3);
+  EXPECT_GT(summary.at("events").as_int64(), 0) << r.out;
+  EXPECT_EQ(summary.at("duplicates").as_int64(), 0) << r.out;
+  EXPECT_EQ(summary.at("parked").as_int64(), 0) << r.out;
+
+  // Processes cannot share what lives in one process: the error names the choices.
+  r = shell(std::string(HARELCTL_PATH) + " --store memory: demo --processes 2 2>&1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("--transport sqlite:PATH"));
+  r = run("--transport memory: demo --processes 2");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.err, HasSubstr("transport 'memory:'"));
+  r = run("demo --processes 2 --workers 4");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.err, HasSubstr("each worker process runs one worker"));
+}
+
 TEST_F(Harelctl, HelpAndUnknownCommands) {
   Ran r = run("--help");
   EXPECT_EQ(r.status, 0);

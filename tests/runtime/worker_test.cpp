@@ -38,7 +38,11 @@ class WorkerFixture : public ::testing::Test {
   void open(std::unique_ptr<ExecutionStore> store, std::unique_ptr<Transport> transport) {
     store_ = std::move(store);
     transport_ = std::move(transport);
-    async_store_ = make_async_store(*store_, io_.get_executor(), 1);
+    // SQLite the way harelctl drives it: with group commit.
+    if (auto* sqlite = dynamic_cast<SqliteStore*>(store_.get()))
+      async_store_ = make_async_store(*sqlite, io_.get_executor());
+    else
+      async_store_ = make_async_store(*store_, io_.get_executor(), 0);
     async_transport_ = make_async_transport(*transport_, io_.get_executor(), 1);
     RunnerOptions options;
     options.on_kept = [this](const std::string& line) { kept_.push_back(line); };

@@ -83,6 +83,12 @@ Event make_event(const std::string& id) {
   return ev;
 }
 
+Effects one_emit(const std::string& target, const std::string& event_id) {
+  Effects fx;
+  fx.emits.push_back({target, make_event(event_id)});
+  return fx;
+}
+
 class SqliteStoreTest : public ::testing::Test {
  protected:
   TempDir dir_;
@@ -136,6 +142,43 @@ TEST_F(SqliteStoreTest, EverythingSurvivesCloseAndReopen) {
   const auto page = store.list_executions(roots);
   ASSERT_EQ(page.items.size(), 1u);
   EXPECT_EQ(page.items[0].id, "x1");
+}
+
+// ------------------------------------------------------------------ group commit
+
+TEST_F(SqliteStoreTest, AGroupCommitsInOneTransactionAndAFailedWriteRollsBackAlone) {
+  SqliteStore store(path_);
+  Execution a = make_execution("a");
+  Execution b = make_execution("b");
+  store.save(a);
+  Execution stale = *store.load("a");
+  store.commit(a, one_emit("t", "first"));  // stale is now one version behind
+  Execution c = make_execution("c");
+  const std::int64_t first = store.pending_outbox().at(0).seq;
+
+  const std::vector<std::function<void()>> writes = {
+      [&] { store.commit(b, one_emit("t", "from-b")); },
+      [&] { store.commit(stale, one_emit("t", "lost")); },  // a lost CAS
+      [&] { store.ack_outbox(first); },
+      [&] { store.commit(c, one_emit("t", "from-c")); },
+  };
+  const auto errors = store.write_group(writes);
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_FALSE(errors[0]);
+  EXPECT_THROW(std::rethrow_exception(errors[1]), StoreConflict);
+  EXPECT_FALSE(errors[2]);
+  EXPECT_FALSE(errors[3]);
+  EXPECT_EQ(b.version, 1);
+  EXPECT_EQ(c.version, 1);
+  EXPECT_EQ(stale.version, 1);  // the lost commit left its execution as it was
+  store.close();
+
+  SqliteStore reopened(path_);  // what a group returned is on disk
+  std::vector<std::string> outbox;
+  for (const auto& o : reopened.pending_outbox()) outbox.push_back(o.event.id);
+  EXPECT_THAT(outbox, ElementsAre("from-b", "from-c"));  // "first" acked in the group, "lost" never written
+  EXPECT_EQ(reopened.load("a")->version, 2);
+  EXPECT_EQ(reopened.load("b")->version, 1);
 }
 
 TEST_F(SqliteStoreTest, AProcessThatDiesWithoutClosingLosesNoCommit) {

@@ -39,10 +39,9 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
 
+#include "harel/detail/async_initiate.h"
 #include "harel/store/dynamodb_store.h"
 
 namespace harel {
@@ -50,8 +49,8 @@ namespace harel {
 class AsyncDynamoDBStore {
  public:
   template <class T>
-  using Handler = boost::asio::any_completion_handler<void(std::exception_ptr, T)>;
-  using VoidHandler = boost::asio::any_completion_handler<void(std::exception_ptr)>;
+  using Handler = detail::ValueHandler<T>;
+  using VoidHandler = detail::DoneHandler;
 
   // Uses `client` (the caller's: close() leaves it open). Creates no tables.
   explicit AsyncDynamoDBStore(std::shared_ptr<dynamodb::DynamoClient> client, DynamoDBStoreOptions options = {});
@@ -79,29 +78,29 @@ class AsyncDynamoDBStore {
 
   template <class Token>
   auto async_ensure_tables(Token&& token) {
-    return initiate_void(token, [this](VoidHandler h) { start_ensure_tables(std::move(h)); });
+    return detail::initiate_done(token, [this](VoidHandler h) { start_ensure_tables(std::move(h)); });
   }
   template <class Token>
   auto async_load(std::string_view execution_id, Token&& token) {
-    return initiate<std::optional<Execution>>(
+    return detail::initiate<std::optional<Execution>>(
         token, [this, id = std::string(execution_id)](auto h) mutable { start_load(std::move(id), std::move(h)); });
   }
   template <class Token>
   auto async_load_for_event(std::string_view execution_id, std::string_view event_id, Token&& token) {
-    return initiate<LoadForEvent>(token, [this, id = std::string(execution_id), ev = std::string(event_id)](auto h) mutable {
+    return detail::initiate<LoadForEvent>(token, [this, id = std::string(execution_id), ev = std::string(event_id)](auto h) mutable {
       start_load_for_event(std::move(id), std::move(ev), std::move(h));
     });
   }
   template <class Token>
   auto async_list_executions(ListQuery query, Token&& token) {
-    return initiate<ExecutionPage>(
+    return detail::initiate<ExecutionPage>(
         token, [this, q = std::move(query)](auto h) mutable { start_list_executions(std::move(q), std::move(h)); });
   }
   // Completes with void(std::exception_ptr, CommitReceipt); on success
   // exe.version is the committed version.
   template <class Token>
   auto async_commit(Execution& exe, const Effects& effects, Token&& token) {
-    return initiate<CommitReceipt>(token,
+    return detail::initiate<CommitReceipt>(token,
                                    [this, &exe, &effects](auto h) { start_commit(exe, effects, std::move(h)); });
   }
   template <class Token>
@@ -110,45 +109,45 @@ class AsyncDynamoDBStore {
   }
   template <class Token>
   auto async_is_processed(std::string_view execution_id, std::string_view event_id, Token&& token) {
-    return initiate<bool>(token, [this, id = std::string(execution_id), ev = std::string(event_id)](auto h) mutable {
+    return detail::initiate<bool>(token, [this, id = std::string(execution_id), ev = std::string(event_id)](auto h) mutable {
       start_is_processed(std::move(id), std::move(ev), std::move(h));
     });
   }
   template <class Token>
   auto async_pending_outbox(Token&& token) {
-    return initiate<std::vector<OutboxEntry>>(token, [this](auto h) { start_pending_outbox(std::move(h)); });
+    return detail::initiate<std::vector<OutboxEntry>>(token, [this](auto h) { start_pending_outbox(std::move(h)); });
   }
   template <class Token>
   auto async_ack_outbox(std::int64_t seq, Token&& token) {
-    return initiate_void(token, [this, seq](VoidHandler h) { start_ack_outbox(seq, std::move(h)); });
+    return detail::initiate_done(token, [this, seq](VoidHandler h) { start_ack_outbox(seq, std::move(h)); });
   }
   template <class Token>
   auto async_pending_spawns(Token&& token) {
-    return initiate<std::vector<SpawnEntry>>(token, [this](auto h) { start_pending_spawns(std::move(h)); });
+    return detail::initiate<std::vector<SpawnEntry>>(token, [this](auto h) { start_pending_spawns(std::move(h)); });
   }
   template <class Token>
   auto async_ack_spawn(std::int64_t seq, Token&& token) {
-    return initiate_void(token, [this, seq](VoidHandler h) { start_ack_spawn(seq, std::move(h)); });
+    return detail::initiate_done(token, [this, seq](VoidHandler h) { start_ack_spawn(seq, std::move(h)); });
   }
   template <class Token>
   auto async_due_timers(EpochSeconds now, Token&& token) {
-    return initiate<std::vector<DueTimer>>(token, [this, now](auto h) { start_due_timers(now, std::move(h)); });
+    return detail::initiate<std::vector<DueTimer>>(token, [this, now](auto h) { start_due_timers(now, std::move(h)); });
   }
   // Completes with whether a timer was deleted (false: the fire_at guard failed).
   template <class Token>
   auto async_delete_timer(std::string_view execution_id, std::string_view path, EpochSeconds fire_at, Token&& token) {
-    return initiate<bool>(token, [this, id = std::string(execution_id), p = std::string(path), fire_at](auto h) mutable {
+    return detail::initiate<bool>(token, [this, id = std::string(execution_id), p = std::string(path), fire_at](auto h) mutable {
       start_delete_timer(std::move(id), std::move(p), fire_at, std::move(h));
     });
   }
   template <class Token>
   auto async_read_trace(std::string_view execution_id, Token&& token) {
-    return initiate<std::vector<TraceStep>>(
+    return detail::initiate<std::vector<TraceStep>>(
         token, [this, id = std::string(execution_id)](auto h) mutable { start_read_trace(std::move(id), std::move(h)); });
   }
   template <class Token>
   auto async_append_trace(std::string_view execution_id, TraceStep entry, Token&& token) {
-    return initiate_void(token, [this, id = std::string(execution_id), e = std::move(entry)](VoidHandler h) mutable {
+    return detail::initiate_done(token, [this, id = std::string(execution_id), e = std::move(entry)](VoidHandler h) mutable {
       start_append_trace(std::move(id), std::move(e), std::move(h));
     });
   }
@@ -160,17 +159,6 @@ class AsyncDynamoDBStore {
 
  private:
   static const Effects kNoEffects;
-
-  template <class T, class Token, class Start>
-  static auto initiate(Token& token, Start&& start) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, T)>(
-        [](auto handler, Start s) { s(Handler<T>(std::move(handler))); }, token, std::forward<Start>(start));
-  }
-  template <class Token, class Start>
-  static auto initiate_void(Token& token, Start&& start) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr)>(
-        [](auto handler, Start s) { s(VoidHandler(std::move(handler))); }, token, std::forward<Start>(start));
-  }
 
   static void start_create(boost::asio::any_io_executor executor, DynamoDBConnect connect,
                            Handler<std::unique_ptr<AsyncDynamoDBStore>> handler);

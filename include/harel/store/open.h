@@ -18,6 +18,7 @@
 #include <memory>
 #include <string_view>
 
+#include "harel/store/dynamodb_store.h"
 #include "harel/store/execution_store.h"
 
 namespace harel {
@@ -26,5 +27,12 @@ namespace harel {
 inline constexpr std::string_view kDefaultStoreUrl = "sqlite:harel.db";
 
 std::unique_ptr<ExecutionStore> open_store(std::string_view url);
+
+// What a dynamodb: URL names, for opening the store otherwise than open_store
+// does — natively asynchronously, say:
+//   AsyncDynamoDBStore::async_create(executor, dynamodb_connect(url), token)
+// Raises InvalidArgument for a malformed dynamodb: URL (open_store's
+// message) and for a URL of any other scheme.
+DynamoDBConnect dynamodb_connect(std::string_view url);
 
 }  // namespace harel

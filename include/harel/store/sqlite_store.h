@@ -27,8 +27,12 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "harel/store/execution_store.h"
 
@@ -73,6 +77,17 @@ class SqliteStore final : public ExecutionStore {
   void append_trace(std::string_view execution_id, const TraceStep& entry) override;
   // Closes the connection; further calls raise BackendError (SQLITE_MISUSE).
   void close() override;
+
+  // Group commit: runs `writes` — each a call of this store's commit,
+  // ack_outbox, ack_spawn or delete_timer, made on the calling thread — in ONE
+  // SQLite transaction, so the group costs one fsync instead of one per write
+  // and is exactly as durable once this returns. Each write keeps its own
+  // all-or-nothing (a savepoint): one that raises is rolled back alone and its
+  // exception is returned in its slot; the others commit. If the transaction
+  // itself fails, every slot holds that error and nothing of the group was
+  // written (a commit's exe.version is then already bumped: the caller
+  // restores it). Other threads' calls wait for the group.
+  std::vector<std::exception_ptr> write_group(std::span<const std::function<void()>> writes);
 
  private:
   struct Impl;

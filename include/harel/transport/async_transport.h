@@ -21,10 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
 
+#include "harel/detail/async_initiate.h"
 #include "harel/transport/transport.h"
 
 namespace harel {
@@ -32,7 +31,7 @@ namespace harel {
 class AsyncTransport {
  public:
   template <class T>
-  using Handler = boost::asio::any_completion_handler<void(std::exception_ptr, T)>;
+  using Handler = detail::ValueHandler<T>;
   using Duration = std::chrono::milliseconds;
 
   virtual ~AsyncTransport() = default;
@@ -46,13 +45,13 @@ class AsyncTransport {
   // Completes with the number of messages handed to the transport.
   template <class Token>
   auto async_publish(std::vector<Publication> messages, Token&& token) {
-    return initiate<std::size_t>(token, [this, m = std::move(messages)](auto h) mutable {
+    return detail::initiate<std::size_t>(token, [this, m = std::move(messages)](auto h) mutable {
       start_publish(std::move(m), std::move(h));
     });
   }
   template <class Token>
   auto async_claim(std::string_view worker_id, Duration visibility, int max_messages, Token&& token) {
-    return initiate<std::vector<Lease>>(token, [this, w = std::string(worker_id), visibility, max_messages](auto h) mutable {
+    return detail::initiate<std::vector<Lease>>(token, [this, w = std::string(worker_id), visibility, max_messages](auto h) mutable {
       start_claim(std::move(w), visibility, max_messages, std::move(h));
     });
   }
@@ -60,35 +59,35 @@ class AsyncTransport {
   // the lease had expired.
   template <class Token>
   auto async_ack(Lease lease, Token&& token) {
-    return initiate<bool>(token, [this, l = std::move(lease)](auto h) mutable { start_ack(std::move(l), std::move(h)); });
+    return detail::initiate<bool>(token, [this, l = std::move(lease)](auto h) mutable { start_ack(std::move(l), std::move(h)); });
   }
   template <class Token>
   auto async_nack(Lease lease, Duration delay, Token&& token) {
-    return initiate<bool>(token, [this, l = std::move(lease), delay](auto h) mutable {
+    return detail::initiate<bool>(token, [this, l = std::move(lease), delay](auto h) mutable {
       start_nack(std::move(l), delay, std::move(h));
     });
   }
   template <class Token>
   auto async_defer(Lease lease, Duration delay, Token&& token) {
-    return initiate<bool>(token, [this, l = std::move(lease), delay](auto h) mutable {
+    return detail::initiate<bool>(token, [this, l = std::move(lease), delay](auto h) mutable {
       start_defer(std::move(l), delay, std::move(h));
     });
   }
   template <class Token>
   auto async_extend(Lease lease, Duration visibility, Token&& token) {
-    return initiate<bool>(token, [this, l = std::move(lease), visibility](auto h) mutable {
+    return detail::initiate<bool>(token, [this, l = std::move(lease), visibility](auto h) mutable {
       start_extend(std::move(l), visibility, std::move(h));
     });
   }
   template <class Token>
   auto async_park(Lease lease, std::string last_error, Token&& token) {
-    return initiate<bool>(token, [this, l = std::move(lease), e = std::move(last_error)](auto h) mutable {
+    return detail::initiate<bool>(token, [this, l = std::move(lease), e = std::move(last_error)](auto h) mutable {
       start_park(std::move(l), std::move(e), std::move(h));
     });
   }
   template <class Token>
   auto async_backlog(Token&& token) {
-    return initiate<TransportBacklog>(token, [this](auto h) { start_backlog(std::move(h)); });
+    return detail::initiate<TransportBacklog>(token, [this](auto h) { start_backlog(std::move(h)); });
   }
 
  protected:
@@ -103,13 +102,6 @@ class AsyncTransport {
   virtual void start_extend(Lease lease, Duration visibility, Handler<bool> handler) = 0;
   virtual void start_park(Lease lease, std::string last_error, Handler<bool> handler) = 0;
   virtual void start_backlog(Handler<TransportBacklog> handler) = 0;
-
- private:
-  template <class T, class Token, class Start>
-  static auto initiate(Token& token, Start&& start) {
-    return boost::asio::async_initiate<Token, void(std::exception_ptr, T)>(
-        [](auto handler, Start s) { s(Handler<T>(std::move(handler))); }, token, std::forward<Start>(start));
-  }
 };
 
 // A blocking transport's calls on `threads` dedicated threads (0: inline);
