@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "demo_workers.h"
 #include "fleet.h"
@@ -163,6 +166,34 @@ std::string transport_url(const Globals& g, const DemoOptions& o) {
   return g.transport_url.empty() ? std::string("memory:") : g.transport_url;
 }
 
+constexpr std::size_t kStartLanes = 32;
+
+// One lane of start_orders: its share of the orders, one after another.
+asio::awaitable<void> start_lane(Fleet& fleet, const std::vector<int>& ns,
+                                 const std::function<std::string(int)>& order_id, std::size_t lane) {
+  for (std::size_t i = lane; i < ns.size(); i += kStartLanes) {
+    std::string id = order_id(ns[i]);
+    try {
+      co_await fleet.runner->create(std::string("order"), bj::object(), id);
+    } catch (const InvalidArgument&) {  // "already exists": a crashed run created it, its script goes again
+    }
+    co_await fleet.async_transport->async_publish(script(id, ns[i]), asio::use_awaitable);
+  }
+}
+
+// Starts the orders `ns` and queues their scripts, many at a time on the
+// fleet's loop, as a client service would.
+void start_orders(Fleet& fleet, const std::vector<int>& ns, const std::function<std::string(int)>& order_id) {
+  std::exception_ptr failure;
+  for (std::size_t lane = 0; lane < std::min(kStartLanes, ns.size()); ++lane)
+    asio::co_spawn(fleet.io, start_lane(fleet, ns, order_id, lane), [&](std::exception_ptr e) {
+      if (e && !failure) failure = e;
+    });
+  fleet.io.restart();
+  fleet.io.run();
+  if (failure) std::rethrow_exception(failure);
+}
+
 std::unique_ptr<DemoWorkers> start_workers(const Globals& g, const DemoOptions& o, Fleet& fleet) {
   if (o.processes > 1)
     return std::make_unique<WorkerProcesses>(g, *fleet.transport_url, o.processes, o.concurrency, o.trace);
@@ -205,37 +236,38 @@ int demo(const Globals& g, const DemoOptions& o) {
 
   // Create the orders and queue their events; the workers do the rest.
   std::map<std::string, int> outcomes;
-  std::vector<int> open;
+  std::vector<int> open, fresh;
   for (int n = 0; n < o.orders; ++n) {
-    const std::string id = order_id(n);
-    const auto exe = store.load(id);
+    const auto exe = resumed ? store.load(order_id(n)) : std::nullopt;
     if (exe && is_terminal(exe->status)) {
       ++outcomes[exe->outcome.value_or("?")];
       continue;
     }
-    if (!exe) fleet.run(fleet.runner->create("order", {}, id));
-    fleet.transport->publish(script(id, n));  // after a crash, already applied ones are duplicates
     open.push_back(n);
+    if (!exe)
+      fresh.push_back(n);
+    else
+      fleet.transport->publish(script(order_id(n), n));  // after a crash, already applied ones are duplicates
   }
+  start_orders(fleet, fresh, order_id);
   const std::unique_ptr<DemoWorkers> workers = start_workers(g, o, fleet);
   // Worker threads count through this process's runner, so their counters show as they go.
   const bool counted_here = o.processes == 1;
   Progress progress(o.orders);
   int finished = o.orders - static_cast<int>(open.size());
-  while (!open.empty()) {
+  // Orders finish roughly in the order they started: look at the oldest open
+  // ones only, so that watching costs the store a read or two per pass.
+  std::size_t first_open = 0;
+  while (first_open < open.size()) {
     workers->check();
-    std::vector<int> still;
-    for (int n : open) {
-      const auto exe = store.load(order_id(n));
-      if (exe && is_terminal(exe->status))
-        ++outcomes[exe->outcome.value_or("?")], ++finished;
-      else
-        still.push_back(n);
+    for (; first_open < open.size(); ++first_open) {
+      const auto exe = store.load(order_id(open[first_open]));
+      if (!exe || !is_terminal(exe->status)) break;
+      ++outcomes[exe->outcome.value_or("?")], ++finished;
     }
-    open.swap(still);
     const WorkerCounts so_far = counts_of(fleet.runner->stats());
     progress.show(finished, elapsed(), counted_here ? &so_far : nullptr);
-    if (!open.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (first_open < open.size()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // The ledger's OrderDone events are the last to land: wait for the queue to drain.
   while (fleet.transport->backlog().pending > 0) {
