@@ -166,7 +166,10 @@ struct AsyncRunner::Core {
   // What the consumer of a non-durable transport's message settles after
   // applying its event (see Settlement).
   awaitable<void> settle(const Settlement& s) {
-    if (s.outbox_seq) co_await r.store_.async_ack_outbox(*s.outbox_seq, use_awaitable);
+    if (s.outbox_seq) {
+      co_await r.store_.async_ack_outbox(*s.outbox_seq, use_awaitable);
+      ++r.stats_.outbox_delivered;
+    }
     if (s.timer) co_await r.store_.async_delete_timer(s.timer->execution_id, s.timer->path, s.timer->fire_at, use_awaitable);
   }
 

@@ -151,6 +151,8 @@ void WorkerFixture::run_orders_end_to_end() {
   EXPECT_EQ(runner_->stats().conflicts_retried.load(), 0);
   EXPECT_EQ(runner_->stats().recovered.load(), 0);  // delivered right after each commit
   EXPECT_EQ(runner_->stats().timers_fired.load(), 3);
+  // Six children's Finished reports and two OrderDone, however the transport settles them.
+  EXPECT_EQ(runner_->stats().outbox_delivered.load(), 8);
   EXPECT_TRUE(store_->pending_outbox().empty());
   EXPECT_TRUE(store_->pending_spawns().empty());
   EXPECT_EQ(transport_->backlog().pending, 0);
