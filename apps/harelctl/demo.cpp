@@ -175,6 +175,8 @@ asio::awaitable<void> start_lane(Fleet& fleet, const std::vector<int>& ns,
     std::string id = order_id(ns[i]);
     try {
       co_await fleet.runner->create(std::string("order"), bj::object(), id);
+    } catch (const UnknownDefinition&) {
+      throw;
     } catch (const InvalidArgument&) {  // "already exists": a crashed run created it, its script goes again
     }
     co_await fleet.async_transport->async_publish(script(id, ns[i]), asio::use_awaitable);
@@ -250,6 +252,12 @@ int demo(const Globals& g, const DemoOptions& o) {
       fleet.transport->publish(script(order_id(n), n));  // after a crash, already applied ones are duplicates
   }
   start_orders(fleet, fresh, order_id);
+  // A parked event would leave its order unfinished: stop instead of waiting for it.
+  const std::int64_t parked_before = fleet.transport->backlog().parked;
+  const auto check_parked = [&] {
+    if (const std::int64_t parked = fleet.transport->backlog().parked - parked_before; parked > 0)
+      throw Error("demo stopped: " + std::to_string(parked) + " events parked (see harelctl parked)");
+  };
   const std::unique_ptr<DemoWorkers> workers = start_workers(g, o, fleet);
   // Worker threads count through this process's runner, so their counters show as they go.
   const bool counted_here = o.processes == 1;
@@ -260,6 +268,7 @@ int demo(const Globals& g, const DemoOptions& o) {
   std::size_t first_open = 0;
   while (first_open < open.size()) {
     workers->check();
+    check_parked();
     for (; first_open < open.size(); ++first_open) {
       const auto exe = store.load(order_id(open[first_open]));
       if (!exe || !is_terminal(exe->status)) break;

@@ -159,10 +159,17 @@ int worker(const Globals& g, const WorkerCommandOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   const double cpu_before = cpu_seconds();
   fleet.run([&]() -> asio::awaitable<int> {
-    co_await w.run();
+    std::exception_ptr failure;
+    try {
+      co_await w.run();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    // The signal wait and the status line would keep the loop running.
     running = false;
     signals.cancel();
     status_timer.cancel();
+    if (failure) std::rethrow_exception(failure);
     co_return 0;
   }());
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

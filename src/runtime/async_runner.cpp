@@ -76,19 +76,20 @@ struct AsyncRunner::Core {
     }
   }
 
-  // Delivers a committed step's emits and spawns and acks their rows. A
-  // failure leaves the rows pending for relay_once: the commit stands.
+  // Delivers a committed step's spawns and emits and acks their rows. The
+  // children come first, so an emit to a child created by the same step finds
+  // it. A failure leaves the rows pending for relay_once: the commit stands.
   awaitable<void> deliver(const Execution& exe, const Effects& effects, const CommitReceipt& receipt) {
-    if (!effects.emits.empty()) {
-      std::vector<OutboxEntry> rows;
-      for (std::size_t i = 0; i < effects.emits.size(); ++i)
-        rows.push_back({receipt.outbox_seq(i), effects.emits[i].target_id, effects.emits[i].event});
-      if (co_await capture([&]() -> awaitable<void> { co_await deliver_outbox(std::move(rows)); })) co_return;
-    }
     for (std::size_t i = 0; i < effects.spawns.size(); ++i) {
       const SpawnRequest& s = effects.spawns[i];
       const SpawnEntry spawn{receipt.spawn_seq(i), exe.id, s.child_id, s.root_path, s.context};
       if (co_await capture([&]() -> awaitable<void> { co_await handle_spawn(spawn, &exe); })) co_return;
+    }
+    if (!effects.emits.empty()) {
+      std::vector<OutboxEntry> rows;
+      for (std::size_t i = 0; i < effects.emits.size(); ++i)
+        rows.push_back({receipt.outbox_seq(i), effects.emits[i].target_id, effects.emits[i].event});
+      co_await capture([&]() -> awaitable<void> { co_await deliver_outbox(std::move(rows)); });
     }
   }
 

@@ -65,15 +65,17 @@ struct Worker::Loop {
   }
 
   // One lease: process, then ack — or defer, nack or park on failure.
-  awaitable<void> handle(Lease lease) {
+  // Returns whether the event was applied and acked.
+  awaitable<bool> handle(Lease lease) {
     const std::exception_ptr error = co_await capture([&]() -> awaitable<void> {
       co_await w.runner_.process(lease.group_id, lease.event);
       co_await w.runner_.settle(lease.settle);
     });
     if (!error) {
-      co_await w.transport_.async_ack(std::move(lease), use_awaitable);
-      ++w.stats_.acked;
-      co_return;
+      // false: the lease had expired (another worker may have it now); the
+      // event was applied all the same, and its dedupe mark absorbs a replay.
+      if (co_await w.transport_.async_ack(std::move(lease), use_awaitable)) ++w.stats_.acked;
+      co_return true;
     }
     const std::string what = "event '" + lease.event.id + "' for '" + lease.group_id + "': " + describe(error);
     if (is<UnknownDefinition>(error)) {
@@ -89,14 +91,24 @@ struct Worker::Loop {
       const milliseconds delay = retry_delay(lease.attempts);
       co_await w.transport_.async_nack(std::move(lease), delay, use_awaitable);
     }
+    co_return false;
   }
 
-  // A group's leases from one claim, in group order.
+  // A group's leases from one claim, in group order. Once one is not applied,
+  // the rest go back at once behind it, so the group keeps its order.
   awaitable<void> handle_group(std::vector<Lease> leases) {
+    bool in_order = true;
     for (Lease& lease : leases) {
       const std::string id = lease.event.id;
-      if (auto error = co_await capture([&]() -> awaitable<void> { co_await handle(std::move(lease)); }))
+      if (auto error = co_await capture([&]() -> awaitable<void> {
+            if (in_order)
+              in_order = co_await handle(std::move(lease));
+            else
+              co_await w.transport_.async_defer(std::move(lease), milliseconds(0), use_awaitable);
+          })) {
+        in_order = false;
         report("lease of event '" + id + "' left to expire: " + describe(error));
+      }
       --w.stats_.in_flight;
       wake.cancel();
     }
@@ -139,6 +151,7 @@ struct Worker::Loop {
     }
 
     milliseconds idle{1};
+    bool recovered_since_claim = o.once;  // once: drained when a recovery pass leaves nothing to claim
     while (!w.stopping_) {
       const auto free_slots = o.concurrency - w.stats_.in_flight.load();
       if (free_slots <= 0) {
@@ -156,19 +169,27 @@ struct Worker::Loop {
         continue;
       }
       if (leases.empty()) {
-        // Drained: what is left is a recovery pass away, or nothing at all.
-        if (o.once && w.stats_.in_flight == 0 && co_await recover(milliseconds(0)) == 0) break;
+        if (o.once && w.stats_.in_flight == 0) {
+          // Drained, unless a recovery pass (timers come due, rows left
+          // behind) gives the next claim something.
+          if (recovered_since_claim) break;
+          co_await recover(milliseconds(0));
+          recovered_since_claim = true;
+          continue;
+        }
         co_await pause(wake, idle);
         idle = std::min(idle * 2, o.idle_wait);
         continue;
       }
       idle = milliseconds(1);
+      recovered_since_claim = false;
       w.stats_.claimed += static_cast<std::int64_t>(leases.size());
       w.stats_.in_flight += static_cast<std::int64_t>(leases.size());
       // Leases of one group come in group order: one task handles them in turn.
       while (!leases.empty()) {
+        const std::string group_id = leases.front().group_id;
         std::vector<Lease> group, rest;
-        for (Lease& l : leases) (l.group_id == leases.front().group_id ? group : rest).push_back(std::move(l));
+        for (Lease& l : leases) (l.group_id == group_id ? group : rest).push_back(std::move(l));
         asio::co_spawn(executor, handle_group(std::move(group)), asio::detached);
         leases.swap(rest);
       }

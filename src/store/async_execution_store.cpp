@@ -216,7 +216,14 @@ class GroupCommitSqlite final : public AsyncExecutionStore {
         }
         std::vector<std::function<void()>> writes;
         for (auto& job : group) writes.emplace_back([j = job.get()] { j->run(); });
-        const std::vector<std::exception_ptr> errors = store_.write_group(writes);
+        // write_group reports every failure in its slots; anything else
+        // (memory) fails the whole group rather than this thread.
+        std::vector<std::exception_ptr> errors;
+        try {
+          errors = store_.write_group(writes);
+        } catch (...) {
+          errors.assign(group.size(), std::current_exception());
+        }
         for (std::size_t i = 0; i < group.size(); ++i) group[i]->finish(errors[i]);
       }
     }

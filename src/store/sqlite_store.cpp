@@ -463,25 +463,31 @@ void SqliteStore::append_trace(std::string_view execution_id, const TraceStep& e
 
 std::vector<std::exception_ptr> SqliteStore::write_group(std::span<const std::function<void()>> writes) {
   std::lock_guard lock(impl_->mu);
-  Db& db = impl_->open();
   std::vector<std::exception_ptr> errors(writes.size());
-  // Only taking the write lock is retried: a write that ran may not run twice.
-  store::sqlite::retry_busy([&] { db.conn.begin_immediate(); });
+  Db* db = nullptr;
+  try {
+    db = &impl_->open();
+    // Only taking the write lock is retried: a write that ran may not run twice.
+    store::sqlite::retry_busy([&] { db->conn.begin_immediate(); });
+  } catch (...) {  // closed, or the lock never granted: nothing of the group was written
+    std::fill(errors.begin(), errors.end(), std::current_exception());
+    return errors;
+  }
   impl_->group_owner = std::this_thread::get_id();
   try {
     for (std::size_t i = 0; i < writes.size(); ++i) {
-      db.conn.exec("SAVEPOINT grouped_write");
+      db->conn.exec("SAVEPOINT grouped_write");
       try {
         writes[i]();
       } catch (...) {
         errors[i] = std::current_exception();
-        db.conn.exec("ROLLBACK TO grouped_write");
+        db->conn.exec("ROLLBACK TO grouped_write");
       }
-      db.conn.exec("RELEASE grouped_write");
+      db->conn.exec("RELEASE grouped_write");
     }
-    db.conn.commit();
+    db->conn.commit();
   } catch (...) {  // the transaction itself failed: nothing of the group was written
-    db.conn.rollback();
+    db->conn.rollback();
     std::fill(errors.begin(), errors.end(), std::current_exception());
   }
   impl_->group_owner = std::thread::id{};
