@@ -1,6 +1,9 @@
 // The runtime commands: create, send, relay, sweep, worker, parked, requeue.
 
+#include <pthread.h>
+
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -119,6 +122,14 @@ int sweep(const Globals& g, const LoopOptions& o) {
 int worker(const Globals& g, const WorkerCommandOptions& o) {
   const auto url = effective_transport_url(g);
   if (!url) throw no_transport(g, "harelctl worker");
+  // SIGINT / SIGTERM wait (blocked) until the signal set below is listening,
+  // so a worker stopped while it is still starting stops gracefully too. The
+  // Fleet's threads start with them blocked and leave them to this one.
+  sigset_t stop_signals, previous;
+  ::sigemptyset(&stop_signals);
+  ::sigaddset(&stop_signals, SIGINT);
+  ::sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
   Fleet fleet(g, runner_options(o.trace), url);
   runtime::WorkerOptions options;
   options.concurrency = o.concurrency;
@@ -133,6 +144,7 @@ int worker(const Globals& g, const WorkerCommandOptions& o) {
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) w.stop();
   });
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   // A status line every few seconds: throughput, in flight, conflicts, parked, lag.
   asio::steady_timer status_timer(fleet.io);
   bool running = true;

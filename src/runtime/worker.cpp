@@ -212,27 +212,28 @@ Worker::~Worker() = default;
 awaitable<void> Worker::run() {
   Loop loop(*this, co_await asio::this_coro::executor);
   {
-    std::lock_guard lock(loop_mu_);
-    loop_ = &loop;
+    std::lock_guard lock(control_->mu);
+    control_->loop = &loop;
   }
   const std::exception_ptr error = co_await capture([&]() -> awaitable<void> { co_await loop.run(); });
   {
-    std::lock_guard lock(loop_mu_);
-    loop_ = nullptr;
+    std::lock_guard lock(control_->mu);
+    control_->loop = nullptr;
   }
   if (error) std::rethrow_exception(error);
 }
 
 void Worker::stop() {
   stopping_ = true;
-  std::lock_guard lock(loop_mu_);
-  if (loop_)
-    asio::post(loop_->executor, [this] {
-      std::lock_guard inner(loop_mu_);
-      if (!loop_) return;
-      loop_->wake.cancel();
-      loop_->maintenance.cancel();
-    });
+  std::lock_guard lock(control_->mu);
+  if (!control_->loop) return;
+  // The timers belong to the loop's thread: cancel them there.
+  asio::post(control_->loop->executor, [control = control_] {
+    std::lock_guard inner(control->mu);
+    if (!control->loop) return;
+    control->loop->wake.cancel();
+    control->loop->maintenance.cancel();
+  });
 }
 
 }  // namespace harel::runtime

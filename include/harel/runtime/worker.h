@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -91,14 +92,19 @@ class Worker {
 
  private:
   struct Loop;
+  // What stop() reaches from another thread: shared, so that a stop posted
+  // to the loop stays safe after the Worker is gone.
+  struct Control {
+    std::mutex mu;
+    Loop* loop = nullptr;  // while run() runs
+  };
   AsyncRunner& runner_;
   AsyncExecutionStore& store_;
   AsyncTransport& transport_;
   WorkerOptions options_;
   WorkerStats stats_;
   std::atomic<bool> stopping_{false};
-  std::mutex loop_mu_;  // guards loop_ against stop() from another thread
-  Loop* loop_ = nullptr;
+  std::shared_ptr<Control> control_ = std::make_shared<Control>();
 };
 
 }  // namespace harel::runtime
