@@ -188,15 +188,18 @@ struct AsyncRunner::Core {
   awaitable<std::int64_t> sweep() {
     std::int64_t fired = 0;
     const std::vector<DueTimer> due = co_await r.store_.async_due_timers(r.now(), use_awaitable);
+    std::vector<Event> timeouts;
+    for (const DueTimer& timer : due) timeouts.push_back(steps::timeout_event(timer));
     std::set<std::string> awaiting;  // published earlier, not yet settled by their consumer
     {
       std::lock_guard lock(r.seen_mu_);
-      for (const DueTimer& timer : due)
-        if (r.timeouts_published_.count(steps::timeout_event(timer).id)) awaiting.insert(steps::timeout_event(timer).id);
+      for (const Event& timeout : timeouts)
+        if (r.timeouts_published_.count(timeout.id)) awaiting.insert(timeout.id);
       r.timeouts_published_ = awaiting;
     }
-    for (const DueTimer& timer : due) {
-      const Event timeout = steps::timeout_event(timer);
+    for (std::size_t i = 0; i < due.size(); ++i) {
+      const DueTimer& timer = due[i];
+      const Event& timeout = timeouts[i];
       bool fired_now = false;
       if (!r.transport_) {
         const ProcessOutcome outcome = co_await process(timer.execution_id, timeout);

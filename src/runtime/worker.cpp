@@ -13,7 +13,6 @@
 #include "harel/errors.h"
 #include "runtime/failures.h"
 #include "runtime/recovery_lease.h"
-#include "runtime/steps.h"
 #include "util/random_id.h"
 
 namespace harel::runtime {
@@ -47,7 +46,8 @@ struct Worker::Loop {
         executor(ex),
         wake(ex),
         maintenance(ex),
-        recovery(worker.store_, worker.options_.worker_id, worker.options_.recovery_lease, steps::system_now) {}
+        recovery(worker.store_, worker.options_.worker_id, worker.options_.recovery_lease,
+                 [&runner = worker.runner_] { return runner.now(); }) {}
 
   void report(const std::string& line) const {
     if (w.options_.on_error) w.options_.on_error(line);
@@ -114,10 +114,10 @@ struct Worker::Loop {
     }
   }
 
-  // Fires due timers and delivers rows left behind; returns what it moved.
-  awaitable<std::int64_t> recover(milliseconds grace) {
-    const std::int64_t fired = co_await w.runner_.sweep_once();
-    co_return fired + co_await w.runner_.relay_once(grace);
+  // once: fires due timers and delivers every row left behind, at once.
+  awaitable<void> recover_now() {
+    co_await w.runner_.sweep_once();
+    co_await w.runner_.relay_once(milliseconds(0));
   }
 
   // Runs while `maintaining`, which run() sets before starting it.
@@ -144,7 +144,7 @@ struct Worker::Loop {
   awaitable<void> run() {
     const WorkerOptions& o = w.options_;
     if (o.once) {
-      co_await recover(milliseconds(0));
+      co_await recover_now();
     } else {
       maintaining = true;
       asio::co_spawn(executor, maintain(), asio::detached);
@@ -173,7 +173,7 @@ struct Worker::Loop {
           // Drained, unless a recovery pass (timers come due, rows left
           // behind) gives the next claim something.
           if (recovered_since_claim) break;
-          co_await recover(milliseconds(0));
+          co_await recover_now();
           recovered_since_claim = true;
           continue;
         }

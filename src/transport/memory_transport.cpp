@@ -95,6 +95,21 @@ struct MemoryTransport::State {
     return it->second.visible_at > now ? it : pending.end();
   }
 
+  // Ends the claim `lease` holds and returns its message after `delay`,
+  // counting `attempts` more (nack: 1, defer: 0). False for a stale lease.
+  bool release(const Lease& lease, std::chrono::milliseconds delay, std::int64_t attempts) {
+    transport::check_duration(delay, "delay");
+    std::lock_guard lock(mu);
+    check_open();
+    const auto now = Clock::now();
+    auto it = held(lease, now);
+    if (it == pending.end()) return false;
+    end_claim(it->second);
+    it->second.attempts += attempts;
+    it->second.visible_at = later(now, delay);
+    return true;
+  }
+
   // Ends the claim on `msg` (ack, nack, defer, park).
   void end_claim(Message& msg) {
     tokens.erase(msg.token);
@@ -150,28 +165,11 @@ bool MemoryTransport::ack(const Lease& lease) {
 }
 
 bool MemoryTransport::nack(const Lease& lease, std::chrono::milliseconds delay) {
-  transport::check_duration(delay, "delay");
-  std::lock_guard lock(state_->mu);
-  state_->check_open();
-  const auto now = Clock::now();
-  auto it = state_->held(lease, now);
-  if (it == state_->pending.end()) return false;
-  state_->end_claim(it->second);
-  ++it->second.attempts;
-  it->second.visible_at = later(now, delay);
-  return true;
+  return state_->release(lease, delay, 1);
 }
 
 bool MemoryTransport::defer(const Lease& lease, std::chrono::milliseconds delay) {
-  transport::check_duration(delay, "delay");
-  std::lock_guard lock(state_->mu);
-  state_->check_open();
-  const auto now = Clock::now();
-  auto it = state_->held(lease, now);
-  if (it == state_->pending.end()) return false;
-  state_->end_claim(it->second);
-  it->second.visible_at = later(now, delay);
-  return true;
+  return state_->release(lease, delay, 0);
 }
 
 bool MemoryTransport::extend(const Lease& lease, std::chrono::milliseconds visibility) {
